@@ -1,0 +1,51 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+)
+
+// Cluster is a Source over the CRDs of a live cluster. Discovery is the
+// cached discovery kubectl uses; CRDs are fetched one by one, and listed
+// only when a listing is the question.
+type Cluster struct {
+	discovery discovery.CachedDiscoveryInterface
+	crds      v1.CustomResourceDefinitionInterface
+}
+
+// NewCluster makes a cluster Source from a REST config and a (cached)
+// discovery client for the same cluster.
+func NewCluster(config *rest.Config, dc discovery.CachedDiscoveryInterface) (*Cluster, error) {
+	client, err := v1.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{discovery: dc, crds: client.CustomResourceDefinitions()}, nil
+}
+
+func (c *Cluster) Discovery() discovery.CachedDiscoveryInterface { return c.discovery }
+
+func (c *Cluster) Get(ctx context.Context, name string) (*CRD, error) {
+	crd, err := c.crds.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return &CRD{CustomResourceDefinition: crd}, nil
+}
+
+func (c *Cluster) List(ctx context.Context) ([]*CRD, error) {
+	list, err := c.crds.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing CustomResourceDefinitions: %w", err)
+	}
+	out := make([]*CRD, len(list.Items))
+	for i := range list.Items {
+		out[i] = &CRD{CustomResourceDefinition: &list.Items[i]}
+	}
+	return out, nil
+}

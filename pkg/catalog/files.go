@@ -1,0 +1,106 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/discovery"
+)
+
+var crdDecoder runtime.Decoder
+
+func init() {
+	scheme := runtime.NewScheme()
+	apiextensionsinstall.Install(scheme)
+	// The universal decoder defaults and converts as the server does on
+	// create, so apiextensions.k8s.io/v1beta1 CRDs arrive as v1.
+	crdDecoder = serializer.NewCodecFactory(scheme).UniversalDecoder(apiextensionsv1.SchemeGroupVersion)
+}
+
+// IsCRD tells whether a document is a CustomResourceDefinition.
+func IsCRD(tm manifest.TypeMeta) bool {
+	return tm.Kind == "CustomResourceDefinition" &&
+		(tm.APIVersion == "apiextensions.k8s.io/v1" || tm.APIVersion == "apiextensions.k8s.io/v1beta1")
+}
+
+// DecodeCRD decodes one CRD document, defaulted and converted to v1.
+func DecodeCRD(doc manifest.Document) (*CRD, error) {
+	obj, _, err := crdDecoder.Decode(doc.JSON, nil, nil)
+	if err != nil {
+		return nil, &manifest.Error{File: doc.File, Line: doc.Line, Column: doc.Column,
+			Msg: "invalid CustomResourceDefinition: " + err.Error()}
+	}
+	crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
+	if !ok {
+		return nil, &manifest.Error{File: doc.File, Line: doc.Line, Column: doc.Column,
+			Msg: fmt.Sprintf("expected a CustomResourceDefinition, got %T", obj)}
+	}
+	return &CRD{CustomResourceDefinition: crd, Origin: fmt.Sprintf("%s:%d", doc.File, doc.Line)}, nil
+}
+
+// Files is a Source over CRDs read from local files.
+type Files struct {
+	crds      []*CRD
+	byName    map[string]*CRD
+	discovery *memoryDiscovery
+}
+
+// ReadFiles reads the CRDs in paths (files or directories, read
+// recursively; "-" for stdin). Documents of other kinds are ignored. The same
+// CRD name defined twice is an error naming both places.
+func ReadFiles(paths []string, stdin io.Reader) (*Files, error) {
+	docs, err := manifest.ReadPaths(paths, true, stdin)
+	if err != nil {
+		return nil, err
+	}
+	var crds []*CRD
+	for _, d := range docs {
+		if !IsCRD(d.TypeMeta()) {
+			continue
+		}
+		crd, err := DecodeCRD(d)
+		if err != nil {
+			return nil, err
+		}
+		crds = append(crds, crd)
+	}
+	return NewFiles(crds)
+}
+
+// NewFiles makes a Source of CRDs already read.
+func NewFiles(crds []*CRD) (*Files, error) {
+	f := &Files{byName: map[string]*CRD{}}
+	for _, crd := range crds {
+		if first, dup := f.byName[crd.Name]; dup {
+			return nil, fmt.Errorf("CustomResourceDefinition %q is defined twice: at %s and at %s", crd.Name, first.Origin, crd.Origin)
+		}
+		f.byName[crd.Name] = crd
+		f.crds = append(f.crds, crd)
+	}
+	sort.SliceStable(f.crds, func(i, j int) bool { return f.crds[i].Name < f.crds[j].Name })
+	plain := make([]*apiextensionsv1.CustomResourceDefinition, len(f.crds))
+	for i, c := range f.crds {
+		plain[i] = c.CustomResourceDefinition
+	}
+	f.discovery = newMemoryDiscovery(plain)
+	return f, nil
+}
+
+func (f *Files) Discovery() discovery.CachedDiscoveryInterface { return f.discovery }
+
+func (f *Files) Get(_ context.Context, name string) (*CRD, error) {
+	if crd, ok := f.byName[name]; ok {
+		return crd, nil
+	}
+	return nil, apierrors.NewNotFound(apiextensionsv1.Resource("customresourcedefinitions"), name)
+}
+
+func (f *Files) List(context.Context) ([]*CRD, error) { return f.crds, nil }

@@ -1,0 +1,218 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/restmapper"
+)
+
+// Resource is a TYPE argument resolved to one served version of a CRD.
+type Resource struct {
+	CRD *CRD
+	// Mapping is the resource, kind, version and scope kubectl's RESTMapper
+	// gives for the argument.
+	Mapping *meta.RESTMapping
+}
+
+// Version returns the CRD's definition of the resolved version.
+func (r Resource) Version() *apiextensionsv1.CustomResourceDefinitionVersion {
+	return versionNamed(r.CRD.CustomResourceDefinition, r.Mapping.GroupVersionKind.Version)
+}
+
+func versionNamed(crd *apiextensionsv1.CustomResourceDefinition, name string) *apiextensionsv1.CustomResourceDefinitionVersion {
+	for i := range crd.Spec.Versions {
+		if crd.Spec.Versions[i].Name == name {
+			return &crd.Spec.Versions[i]
+		}
+	}
+	return nil
+}
+
+// Catalog resolves TYPE arguments against a Source with kubectl's rules.
+type Catalog struct {
+	source     Source
+	mapper     meta.ResettableRESTMapper
+	categories restmapper.CategoryExpander
+	warn       func(string)
+}
+
+// New makes a Catalog. warn receives warnings (ambiguous short names,
+// deprecated versions) without the "Warning: " prefix; it may be nil.
+func New(source Source, warn func(string)) *Catalog {
+	if warn == nil {
+		warn = func(string) {}
+	}
+	dc := source.Discovery()
+	return &Catalog{
+		source:     source,
+		mapper:     restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(dc), dc, warn).(meta.ResettableRESTMapper),
+		categories: restmapper.NewDiscoveryCategoryExpander(dc),
+		warn:       warn,
+	}
+}
+
+// Source returns the catalog's source.
+func (c *Catalog) Source() Source { return c.source }
+
+// Resolve resolves one TYPE argument: a comma-separated list of plurals,
+// singulars, kinds, short names, plural.group, plural.version.group,
+// kind.group, kind.version.group or categories. Categories expand to the
+// custom resources in them. The result is in argument order, without
+// duplicates. A CRD missing from a cached discovery is looked up again once
+// with fresh discovery.
+func (c *Catalog) Resolve(ctx context.Context, arg string) ([]Resource, error) {
+	res, err := c.resolve(ctx, arg)
+	var nc *notCustom
+	if errors.As(err, &nc) || meta.IsNoMatchError(err) || isNoResourceType(err) {
+		if dc := c.source.Discovery(); !dc.Fresh() {
+			dc.Invalidate()
+			c.mapper.Reset()
+			return c.resolve(ctx, arg)
+		}
+	}
+	return res, err
+}
+
+// notCustom is the error for a type the server serves without a CRD.
+type notCustom struct{ msg string }
+
+func (e *notCustom) Error() string { return e.msg }
+
+type noResourceType struct{ msg string }
+
+func (e *noResourceType) Error() string { return e.msg }
+
+func isNoResourceType(err error) bool {
+	_, ok := err.(*noResourceType)
+	return ok
+}
+
+func (c *Catalog) resolve(ctx context.Context, arg string) ([]Resource, error) {
+	type item struct {
+		name         string
+		fromCategory bool
+	}
+	var items []item
+	for _, part := range strings.Split(arg, ",") {
+		if part == "" {
+			continue
+		}
+		if grs, ok := c.categories.Expand(part); ok {
+			for _, gr := range grs {
+				items = append(items, item{name: gr.String(), fromCategory: true})
+			}
+			continue
+		}
+		items = append(items, item{name: part})
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("resource type %q is empty", arg)
+	}
+
+	var listed map[string]*CRD // CRDs by name, listed once for categories
+	seen := map[schema.GroupVersionKind]bool{}
+	var out []Resource
+	for _, it := range items {
+		mapping, err := c.mappingFor(it.name)
+		if err != nil {
+			return nil, err
+		}
+		if seen[mapping.GroupVersionKind] {
+			continue
+		}
+		seen[mapping.GroupVersionKind] = true
+		name := mapping.Resource.GroupResource().String()
+
+		var crd *CRD
+		if it.fromCategory {
+			// A category may hold built-in resources too: they are not ours.
+			if listed == nil {
+				if listed, err = c.crdsByName(ctx); err != nil {
+					return nil, err
+				}
+			}
+			if crd = listed[name]; crd == nil {
+				continue
+			}
+		} else {
+			if mapping.Resource.Group != "" {
+				crd, err = c.source.Get(ctx, name)
+			}
+			if mapping.Resource.Group == "" || apierrors.IsNotFound(err) {
+				return nil, &notCustom{fmt.Sprintf("%q (%s) is not a custom resource: no CustomResourceDefinition defines it", it.name, name)}
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		r := Resource{CRD: crd, Mapping: mapping}
+		v := r.Version()
+		if v == nil || !v.Served {
+			return nil, fmt.Errorf("CustomResourceDefinition %q does not serve version %q", crd.Name, mapping.GroupVersionKind.Version)
+		}
+		if v.Deprecated {
+			c.warn(DeprecationWarning(crd.CustomResourceDefinition, v))
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (c *Catalog) crdsByName(ctx context.Context) (map[string]*CRD, error) {
+	crds, err := c.source.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]*CRD, len(crds))
+	for _, crd := range crds {
+		m[crd.Name] = crd
+	}
+	return m, nil
+}
+
+// mappingFor maps one resource or kind argument as kubectl's resource
+// builder does: first as a resource (plural.version.group, then
+// plural.group), then as a kind (Kind.version.group, then Kind.group).
+func (c *Catalog) mappingFor(arg string) (*meta.RESTMapping, error) {
+	fullySpecifiedGVR, groupResource := schema.ParseResourceArg(arg)
+	gvk := schema.GroupVersionKind{}
+	if fullySpecifiedGVR != nil {
+		gvk, _ = c.mapper.KindFor(*fullySpecifiedGVR)
+	}
+	if gvk.Empty() {
+		gvk, _ = c.mapper.KindFor(groupResource.WithVersion(""))
+	}
+	if !gvk.Empty() {
+		return c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+
+	fullySpecifiedGVK, groupKind := schema.ParseKindArg(arg)
+	if fullySpecifiedGVK == nil {
+		k := groupKind.WithVersion("")
+		fullySpecifiedGVK = &k
+	}
+	if !fullySpecifiedGVK.Empty() {
+		if mapping, err := c.mapper.RESTMapping(fullySpecifiedGVK.GroupKind(), fullySpecifiedGVK.Version); err == nil {
+			return mapping, nil
+		}
+	}
+	mapping, err := c.mapper.RESTMapping(groupKind)
+	if err == nil {
+		return mapping, nil
+	}
+	if !meta.IsNoMatchError(err) {
+		return nil, err
+	}
+	msg := fmt.Sprintf("the server doesn't have a resource type %q", groupResource.Resource)
+	if groupResource.Group != "" {
+		msg = fmt.Sprintf("the server doesn't have a resource type %q in group %q", groupResource.Resource, groupResource.Group)
+	}
+	return nil, &noResourceType{msg: msg}
+}

@@ -1,0 +1,94 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Factory holds the flags every verb shares and makes what they need from
+// them: the CRD catalog and, online, clients for the cluster.
+type Factory struct {
+	Streams     genericiooptions.IOStreams
+	ConfigFlags *genericclioptions.ConfigFlags
+	// CRDPaths are the --crds files and directories; when set, CRDs come
+	// from them and no cluster is contacted for CRDs.
+	CRDPaths []string
+
+	warned map[string]bool
+}
+
+// NewFactory makes a Factory writing to streams.
+func NewFactory(streams genericiooptions.IOStreams) *Factory {
+	return &Factory{
+		Streams:     streams,
+		ConfigFlags: genericclioptions.NewConfigFlags(true).WithDeprecatedPasswordFlag().WithDiscoveryBurst(300).WithDiscoveryQPS(50.0),
+		warned:      map[string]bool{},
+	}
+}
+
+// AddFlags adds the kubeconfig flags and --crds.
+func (f *Factory) AddFlags(flags *pflag.FlagSet) {
+	f.ConfigFlags.AddFlags(flags)
+	flags.StringArrayVar(&f.CRDPaths, "crds", nil, "Read CustomResourceDefinitions from this file or directory (recursively) instead of the cluster; repeatable, - for stdin")
+}
+
+// Offline tells whether CRDs come from files.
+func (f *Factory) Offline() bool { return len(f.CRDPaths) > 0 }
+
+// Warn prints "Warning: msg" on stderr once per message, as kubectl
+// prints the server's warnings.
+func (f *Factory) Warn(msg string) {
+	if f.warned[msg] {
+		return
+	}
+	f.warned[msg] = true
+	fmt.Fprintf(f.Streams.ErrOut, "Warning: %s\n", msg)
+}
+
+// RESTConfig returns the cluster's client config, with an error that says
+// what to do when there is no kubeconfig at all.
+func (f *Factory) RESTConfig() (*rest.Config, error) {
+	config, err := f.ConfigFlags.ToRESTConfig()
+	if err != nil {
+		if errors.Is(err, clientcmd.ErrEmptyConfig) || clientcmd.IsEmptyConfig(err) {
+			return nil, errors.New("no cluster configured: no kubeconfig was found (set KUBECONFIG or --kubeconfig), or use --crds PATH to read CRDs from files")
+		}
+		return nil, err
+	}
+	return config, nil
+}
+
+// Catalog makes the CRD catalog: from --crds files when given, else from
+// the cluster.
+func (f *Factory) Catalog() (*catalog.Catalog, error) {
+	var src catalog.Source
+	if f.Offline() {
+		files, err := catalog.ReadFiles(f.CRDPaths, f.Streams.In)
+		if err != nil {
+			return nil, err
+		}
+		src = files
+	} else {
+		config, err := f.RESTConfig()
+		if err != nil {
+			return nil, err
+		}
+		dc, err := f.ConfigFlags.ToDiscoveryClient()
+		if err != nil {
+			return nil, err
+		}
+		cluster, err := catalog.NewCluster(config, dc)
+		if err != nil {
+			return nil, err
+		}
+		src = cluster
+	}
+	return catalog.New(src, f.Warn), nil
+}

@@ -1,0 +1,121 @@
+// Package cmd holds the kubectl crd command tree: one cobra command per verb,
+// each an Options struct with Complete, Validate and Run.
+package cmd
+
+import (
+	goflag "flag"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+
+	// Every client auth plugin kubectl has (exec, OIDC, ...).
+	_ "k8s.io/client-go/plugin/pkg/client/auth"
+)
+
+// NewRootCommand builds the command tree shown as "kubectl crd".
+func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	f := NewFactory(streams)
+	root := &cobra.Command{
+		Use:   "crd",
+		Short: "Client-side answers about CustomResourceDefinitions",
+		Long: `kubectl crd reads CustomResourceDefinitions from a cluster (or, with --crds,
+from local files) and answers on the client what the API server answers for
+them: printer columns, schema documentation, validation and OpenAPI.`,
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl crd"},
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Run:           func(c *cobra.Command, _ []string) { _ = c.Help() },
+	}
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w\nSee '%s --help' for usage", err, c.CommandPath())
+	})
+
+	flags := root.PersistentFlags()
+	f.AddFlags(flags)
+	addKlogFlags(flags)
+
+	root.AddCommand(
+		NewCmdGet(f),
+		NewCmdExplain(f),
+		NewCmdValidate(f),
+		NewCmdOpenAPI(f),
+		NewCmdVersion(f),
+	)
+	return root
+}
+
+// addKlogFlags adds klog's -v and hides the rest of its flags, as kubectl
+// shows only -v.
+func addKlogFlags(flags *pflag.FlagSet) {
+	gofs := goflag.NewFlagSet("klog", goflag.ContinueOnError)
+	klog.InitFlags(gofs)
+	gofs.VisitAll(func(gf *goflag.Flag) {
+		pf := pflag.PFlagFromGoFlag(gf)
+		if pf.Name != "v" {
+			pf.Hidden = true
+		}
+		flags.AddFlag(pf)
+	})
+}
+
+// Run runs the command line args and returns the process exit code. Errors
+// are printed as kubectl prints them.
+func Run(args []string, streams genericiooptions.IOStreams) int {
+	root := NewRootCommand(streams)
+	root.SetArgs(args)
+	err := root.Execute()
+	klog.Flush()
+	return printError(streams.ErrOut, err)
+}
+
+// ExitError carries an exit code other than kubectl's default of 1; its
+// message (if any) is printed as any other error.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return ""
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+func printError(w io.Writer, err error) (code int) {
+	if err == nil {
+		return 0
+	}
+	extra := 0
+	if ee, ok := err.(*ExitError); ok {
+		if ee.Err == nil {
+			return ee.Code
+		}
+		err, extra = ee.Err, ee.Code
+	}
+	cmdutil.BehaviorOnFatal(func(msg string, c int) {
+		if msg != "" {
+			if msg[len(msg)-1] != '\n' {
+				msg += "\n"
+			}
+			fmt.Fprint(w, msg)
+		}
+		code = c
+	})
+	defer cmdutil.DefaultBehaviorOnFatal()
+	cmdutil.CheckErr(err)
+	if extra != 0 {
+		code = extra
+	}
+	return code
+}

@@ -1,0 +1,65 @@
+// Package manifest reads Kubernetes objects from user input (files,
+// directories, standard input) and remembers where each one came from, so
+// that every message can name the file, line and column it is about.
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Document is one object read from the input.
+type Document struct {
+	// File is the path the object was read from, "-" for standard input.
+	File string
+	// Line and Column locate the start of the object (1-based).
+	Line, Column int
+	// JSON is the object as kubectl would send it to the server.
+	JSON []byte
+	// Node is the object's YAML node, with absolute positions; it may be nil
+	// when the input could be decoded but not positioned.
+	Node *yaml.Node
+}
+
+// TypeMeta is the apiVersion and kind of a document.
+type TypeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+// TypeMeta returns the document's apiVersion and kind ("" where missing or
+// not a string).
+func (d *Document) TypeMeta() TypeMeta {
+	var tm struct {
+		APIVersion any `json:"apiVersion"`
+		Kind       any `json:"kind"`
+	}
+	_ = json.Unmarshal(d.JSON, &tm)
+	s := func(v any) string { str, _ := v.(string); return str }
+	return TypeMeta{APIVersion: s(tm.APIVersion), Kind: s(tm.Kind)}
+}
+
+// Pos is "file:line:column" of the document start.
+func (d *Document) Pos() string {
+	return fmt.Sprintf("%s:%d:%d", d.File, d.Line, d.Column)
+}
+
+// Error is a problem with the input at a known place.
+type Error struct {
+	File         string
+	Line, Column int // 0 when unknown
+	Msg          string
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Line > 0 && e.Column > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	default:
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+}

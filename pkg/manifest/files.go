@@ -1,0 +1,92 @@
+package manifest
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Extensions are the file endings read from a directory, as kubectl reads
+// them; a file named explicitly is read whatever its ending.
+var Extensions = []string{".json", ".yaml", ".yml"}
+
+// ReadPaths reads every path: "-" is standard input, a directory is read
+// for files with one of Extensions (recursively when recursive is set), any
+// other path is read as a file.
+func ReadPaths(paths []string, recursive bool, stdin io.Reader) ([]Document, error) {
+	var docs []Document
+	for _, p := range paths {
+		more, err := readPath(p, recursive, stdin)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, more...)
+	}
+	return docs, nil
+}
+
+func readPath(path string, recursive bool, stdin io.Reader) ([]Document, error) {
+	if path == "-" {
+		return ReadAll("-", stdin)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: describeFSError(err)}
+	}
+	if !info.IsDir() {
+		return ReadFile(path)
+	}
+	var docs []Document
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return &Error{File: p, Msg: describeFSError(err)}
+		}
+		if d.IsDir() {
+			if p != path && !recursive {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !hasExtension(p) {
+			return nil
+		}
+		more, err := ReadFile(p)
+		docs = append(docs, more...)
+		return err
+	})
+	return docs, err
+}
+
+// ReadFile reads one file.
+func ReadFile(path string) ([]Document, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: describeFSError(err)}
+	}
+	return Read(path, data)
+}
+
+func hasExtension(p string) bool {
+	ext := strings.ToLower(filepath.Ext(p))
+	for _, e := range Extensions {
+		if ext == e {
+			return true
+		}
+	}
+	return false
+}
+
+func describeFSError(err error) string {
+	switch {
+	case os.IsNotExist(err):
+		return "no such file or directory"
+	case os.IsPermission(err):
+		return "permission denied"
+	}
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,259 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// Read decodes every object in data, which holds one or more YAML documents
+// or a stream of JSON values. Lists (kind List or any *List with items) are
+// expanded into their items. Empty documents are skipped. name is used in
+// positions and errors.
+func Read(name string, data []byte) ([]Document, error) {
+	var docs []Document
+	var err error
+	if looksLikeJSON(data) {
+		docs, err = readJSON(name, data)
+	} else {
+		docs, err = readYAML(name, data)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return expandLists(docs)
+}
+
+// ReadAll reads r to the end and decodes it as Read does.
+func ReadAll(name string, r io.Reader) ([]Document, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &Error{File: name, Msg: err.Error()}
+	}
+	return Read(name, data)
+}
+
+func looksLikeJSON(data []byte) bool {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	return len(trimmed) > 0 && trimmed[0] == '{'
+}
+
+// readYAML splits a YAML stream at its document separators and decodes each
+// document on its own, so that an error in one names its own line.
+func readYAML(name string, data []byte) ([]Document, error) {
+	var docs []Document
+	for _, c := range splitYAML(data) {
+		// Leading newlines make the parsers count lines as in the file.
+		text := append(bytes.Repeat([]byte{'\n'}, c.line-1), c.text...)
+		doc, err := decodeYAML(name, text)
+		if err != nil {
+			return nil, err
+		}
+		if doc != nil {
+			docs = append(docs, *doc)
+		}
+	}
+	return docs, nil
+}
+
+type chunk struct {
+	line int // line of the chunk's first byte (1-based)
+	text []byte
+}
+
+// splitYAML cuts data at lines that are a document separator: "---"
+// followed by nothing but blanks or a comment, as kubectl's reader does.
+func splitYAML(data []byte) []chunk {
+	var chunks []chunk
+	start, startLine, line := 0, 1, 1
+	for pos := 0; pos < len(data); {
+		end := bytes.IndexByte(data[pos:], '\n')
+		next := len(data)
+		if end >= 0 {
+			next = pos + end + 1
+		}
+		if isSeparator(data[pos:next]) {
+			chunks = append(chunks, chunk{line: startLine, text: data[start:pos]})
+			start, startLine = next, line+1
+		}
+		pos = next
+		line++
+	}
+	return append(chunks, chunk{line: startLine, text: data[start:]})
+}
+
+func isSeparator(line []byte) bool {
+	if !bytes.HasPrefix(line, []byte("---")) {
+		return false
+	}
+	rest := bytes.TrimSpace(line[3:])
+	return len(rest) == 0 || rest[0] == '#'
+}
+
+// decodeYAML decodes one YAML document; it returns nil for an empty one.
+func decodeYAML(name string, text []byte) (*Document, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(text, &root); err != nil {
+		return nil, yamlError(name, err)
+	}
+	if root.Kind == 0 || len(root.Content) == 0 {
+		return nil, nil
+	}
+	node := root.Content[0]
+	if node.Kind == yaml.ScalarNode && node.Tag == "!!null" {
+		return nil, nil
+	}
+	if err := checkNode(name, node); err != nil {
+		return nil, err
+	}
+	js, err := sigsyaml.YAMLToJSON(text)
+	if err != nil {
+		return nil, yamlError(name, err)
+	}
+	return &Document{File: name, Line: node.Line, Column: node.Column, JSON: js, Node: node}, nil
+}
+
+// readJSON decodes a stream of JSON values. Positions come from parsing each
+// value as YAML in place (everything else blanked out), so that lines and
+// columns are those of the file.
+func readJSON(name string, data []byte) ([]Document, error) {
+	var docs []Document
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var prev int64
+	for {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, jsonError(name, data, dec.InputOffset(), err)
+		}
+		end := dec.InputOffset()
+		doc := Document{File: name, JSON: raw}
+		doc.Line, doc.Column = lineColumn(data, int(prev)+leadingSpace(data[prev:end]))
+		if node, err := positionNode(data, int(prev), int(end)); err == nil && node != nil {
+			if err := checkNode(name, node); err != nil {
+				return nil, err
+			}
+			doc.Node = node
+		}
+		if string(raw) != "null" {
+			docs = append(docs, doc)
+		}
+		prev = end
+	}
+}
+
+func leadingSpace(b []byte) int {
+	return len(b) - len(bytes.TrimLeft(b, " \t\r\n"))
+}
+
+// positionNode parses data[start:end] as YAML with every other byte blanked
+// (newlines kept), so that node positions are absolute.
+func positionNode(data []byte, start, end int) (*yaml.Node, error) {
+	masked := bytes.Clone(data[:end])
+	for i := 0; i < start; i++ {
+		if masked[i] != '\n' {
+			masked[i] = ' '
+		}
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(masked, &root); err != nil || len(root.Content) == 0 {
+		return nil, err
+	}
+	return root.Content[0], nil
+}
+
+func lineColumn(data []byte, offset int) (int, int) {
+	if offset > len(data) {
+		offset = len(data)
+	}
+	before := data[:offset]
+	line := bytes.Count(before, []byte{'\n'}) + 1
+	col := offset - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+func jsonError(name string, data []byte, offset int64, err error) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		offset = syn.Offset
+	}
+	line, col := lineColumn(data, int(offset))
+	return &Error{File: name, Line: line, Column: col, Msg: "invalid JSON: " + err.Error()}
+}
+
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// yamlError turns a YAML parser error into an Error with its line.
+func yamlError(name string, err error) error {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "error converting YAML to JSON: ")
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{File: name, Line: line, Msg: "invalid YAML: " + m[2]}
+	}
+	return &Error{File: name, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+}
+
+// checkNode rejects documents that cannot be objects and mappings with a key
+// given twice (the server would keep only one of them, silently losing the
+// other).
+func checkNode(name string, node *yaml.Node) error {
+	if node.Kind != yaml.MappingNode {
+		return &Error{File: name, Line: node.Line, Column: node.Column,
+			Msg: fmt.Sprintf("expected an object (a mapping with apiVersion and kind), found %s", describe(node))}
+	}
+	return checkDuplicateKeys(name, node)
+}
+
+func checkDuplicateKeys(name string, node *yaml.Node) error {
+	switch node.Kind {
+	case yaml.MappingNode:
+		seen := map[string]*yaml.Node{}
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			k := node.Content[i]
+			if first, dup := seen[k.Value]; dup && k.Kind == yaml.ScalarNode {
+				return &Error{File: name, Line: k.Line, Column: k.Column,
+					Msg: fmt.Sprintf("duplicate key %q (first at line %d)", k.Value, first.Line)}
+			}
+			seen[k.Value] = k
+			if err := checkDuplicateKeys(name, node.Content[i+1]); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for _, c := range node.Content {
+			if err := checkDuplicateKeys(name, c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func describe(node *yaml.Node) string {
+	switch node.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("the scalar %q", node.Value)
+	case yaml.AliasNode:
+		return "an alias"
+	default:
+		return "something else"
+	}
+}
