@@ -15,14 +15,16 @@ import (
 	"k8s.io/client-go/discovery"
 )
 
-var crdDecoder runtime.Decoder
+var (
+	crdScheme  = runtime.NewScheme()
+	crdDecoder runtime.Decoder
+)
 
 func init() {
-	scheme := runtime.NewScheme()
-	apiextensionsinstall.Install(scheme)
-	// The universal decoder defaults and converts as the server does on
-	// create, so apiextensions.k8s.io/v1beta1 CRDs arrive as v1.
-	crdDecoder = serializer.NewCodecFactory(scheme).UniversalDecoder(apiextensionsv1.SchemeGroupVersion)
+	apiextensionsinstall.Install(crdScheme)
+	// The universal decoder defaults (per version) and converts to the
+	// internal type, as the server does on create; from there to v1.
+	crdDecoder = serializer.NewCodecFactory(crdScheme).UniversalDecoder()
 }
 
 // IsCRD tells whether a document is a CustomResourceDefinition.
@@ -33,16 +35,19 @@ func IsCRD(tm manifest.TypeMeta) bool {
 
 // DecodeCRD decodes one CRD document, defaulted and converted to v1.
 func DecodeCRD(doc manifest.Document) (*CRD, error) {
-	obj, _, err := crdDecoder.Decode(doc.JSON, nil, nil)
-	if err != nil {
-		return nil, &manifest.Error{File: doc.File, Line: doc.Line, Column: doc.Column,
+	fail := func(err error) error {
+		return &manifest.Error{File: doc.File, Line: doc.Line, Column: doc.Column,
 			Msg: "invalid CustomResourceDefinition: " + err.Error()}
 	}
-	crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition)
-	if !ok {
-		return nil, &manifest.Error{File: doc.File, Line: doc.Line, Column: doc.Column,
-			Msg: fmt.Sprintf("expected a CustomResourceDefinition, got %T", obj)}
+	internal, _, err := crdDecoder.Decode(doc.JSON, nil, nil)
+	if err != nil {
+		return nil, fail(err)
 	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := crdScheme.Convert(internal, crd, nil); err != nil {
+		return nil, fail(err)
+	}
+	crd.APIVersion, crd.Kind = apiextensionsv1.SchemeGroupVersion.String(), "CustomResourceDefinition"
 	return &CRD{CustomResourceDefinition: crd, Origin: fmt.Sprintf("%s:%d", doc.File, doc.Line)}, nil
 }
 

@@ -85,12 +85,8 @@ type notCustom struct{ msg string }
 
 func (e *notCustom) Error() string { return e.msg }
 
-type noResourceType struct{ msg string }
-
-func (e *noResourceType) Error() string { return e.msg }
-
 func isNoResourceType(err error) bool {
-	_, ok := err.(*noResourceType)
+	_, ok := err.(*UnknownTypeError)
 	return ok
 }
 
@@ -110,10 +106,15 @@ func (c *Catalog) resolve(ctx context.Context, arg string) ([]Resource, error) {
 			}
 			continue
 		}
+		if part == "all" {
+			// kubectl's "all" always exists (built-in types are in it);
+			// here it may hold no custom resource.
+			continue
+		}
 		items = append(items, item{name: part})
 	}
-	if len(items) == 0 {
-		return nil, fmt.Errorf("resource type %q is empty", arg)
+	if len(items) == 0 && strings.Trim(arg, ",") == "" {
+		return nil, fmt.Errorf("resource type %q names no type", arg)
 	}
 
 	var listed map[string]*CRD // CRDs by name, listed once for categories
@@ -214,5 +215,5 @@ func (c *Catalog) mappingFor(arg string) (*meta.RESTMapping, error) {
 	if groupResource.Group != "" {
 		msg = fmt.Sprintf("the server doesn't have a resource type %q in group %q", groupResource.Resource, groupResource.Group)
 	}
-	return nil, &noResourceType{msg: msg}
+	return nil, &UnknownTypeError{Msg: msg, Suggestions: c.suggest(arg)}
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/spf13/pflag"
@@ -55,14 +56,30 @@ func (f *Factory) Warn(msg string) {
 // RESTConfig returns the cluster's client config, with an error that says
 // what to do when there is no kubeconfig at all.
 func (f *Factory) RESTConfig() (*rest.Config, error) {
-	config, err := f.ConfigFlags.ToRESTConfig()
-	if err != nil {
-		if errors.Is(err, clientcmd.ErrEmptyConfig) || clientcmd.IsEmptyConfig(err) {
-			return nil, errors.New("no cluster configured: no kubeconfig was found (set KUBECONFIG or --kubeconfig), or use --crds PATH to read CRDs from files")
-		}
-		return nil, err
+	if f.noClusterConfigured() {
+		return nil, errNoCluster
 	}
-	return config, nil
+	config, err := f.ConfigFlags.ToRESTConfig()
+	if clientcmd.IsEmptyConfig(err) {
+		return nil, errNoCluster
+	}
+	return config, err
+}
+
+var errNoCluster = errors.New("no cluster configured: no kubeconfig was found (set KUBECONFIG or --kubeconfig), or use --crds PATH to read CRDs from files")
+
+// noClusterConfigured tells whether nothing names a cluster: no cluster in
+// any kubeconfig, no --server, and not running in a pod. (kubectl then
+// tries localhost:8080, which is never what a plugin user means.)
+func (f *Factory) noClusterConfigured() bool {
+	if s := f.ConfigFlags.APIServer; s != nil && *s != "" {
+		return false
+	}
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		return false
+	}
+	raw, err := f.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
+	return err == nil && len(raw.Clusters) == 0
 }
 
 // Catalog makes the CRD catalog: from --crds files when given, else from

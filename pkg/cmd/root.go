@@ -3,12 +3,14 @@
 package cmd
 
 import (
+	"context"
 	goflag "flag"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
@@ -69,11 +71,23 @@ func addKlogFlags(flags *pflag.FlagSet) {
 // Run runs the command line args and returns the process exit code. Errors
 // are printed as kubectl prints them.
 func Run(args []string, streams genericiooptions.IOStreams) int {
+	quietUnhandledErrors()
 	root := NewRootCommand(streams)
 	root.SetArgs(args)
 	err := root.Execute()
 	klog.Flush()
 	return printError(streams.ErrOut, err)
+}
+
+// quietUnhandledErrors keeps the errors client libraries log and then
+// return anyway (failed discovery, retries) out of the user's way: the
+// returned error is printed once, and the logged ones show at -v=2.
+func quietUnhandledErrors() {
+	utilruntime.ErrorHandlers = []utilruntime.ErrorHandler{
+		func(_ context.Context, err error, msg string, keysAndValues ...any) {
+			klog.V(2).InfoS(msg, append([]any{"err", err}, keysAndValues...)...)
+		},
+	}
 }
 
 // ExitError carries an exit code other than kubectl's default of 1; its

@@ -185,8 +185,8 @@ func lineColumn(data []byte, offset int) (int, int) {
 
 func jsonError(name string, data []byte, offset int64, err error) error {
 	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		offset = syn.Offset
+	if errors.As(err, &syn) && syn.Offset > 0 {
+		offset = syn.Offset - 1 // the offending byte, not the one after it
 	}
 	line, col := lineColumn(data, int(offset))
 	return &Error{File: name, Line: line, Column: col, Msg: "invalid JSON: " + err.Error()}
@@ -204,9 +204,34 @@ func yamlError(name string, err error) error {
 	}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
+		if isParserProblem(m[2]) {
+			// The YAML parser (unlike its scanner) counts lines from 0.
+			line++
+		}
 		return &Error{File: name, Line: line, Msg: "invalid YAML: " + m[2]}
 	}
 	return &Error{File: name, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+}
+
+// parserProblems are the YAML parser's (not scanner's) messages; they come
+// with the line of the construct the parser was in, counted from 0.
+var parserProblems = []string{
+	"did not find expected <document start>",
+	"did not find expected <stream-start>",
+	"did not find expected node content",
+	"did not find expected key",
+	"did not find expected '-' indicator",
+	"did not find expected ',' or ']'",
+	"did not find expected ',' or '}'",
+}
+
+func isParserProblem(msg string) bool {
+	for _, p := range parserProblems {
+		if msg == p {
+			return true
+		}
+	}
+	return false
 }
 
 // checkNode rejects documents that cannot be objects and mappings with a key

@@ -134,6 +134,15 @@ type Loaded struct{ CRDs, Objects int }
 // Load reads paths (files or directories, recursively) and creates the CRDs
 // in them first, then every other object.
 func (c *Cluster) Load(ctx context.Context, paths ...string) (Loaded, error) {
+	return c.load(ctx, true, paths)
+}
+
+// LoadCRDs creates only the CRDs found in paths.
+func (c *Cluster) LoadCRDs(ctx context.Context, paths ...string) (Loaded, error) {
+	return c.load(ctx, false, paths)
+}
+
+func (c *Cluster) load(ctx context.Context, withObjects bool, paths []string) (Loaded, error) {
 	docs, err := manifest.ReadPaths(paths, true, nil)
 	if err != nil {
 		return Loaded{}, err
@@ -147,6 +156,9 @@ func (c *Cluster) Load(ctx context.Context, paths ...string) (Loaded, error) {
 				return Loaded{}, err
 			}
 			crds = append(crds, crd.CustomResourceDefinition)
+			continue
+		}
+		if !withObjects {
 			continue
 		}
 		obj := &unstructured.Unstructured{}

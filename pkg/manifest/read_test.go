@@ -1,0 +1,113 @@
+package manifest
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestReadYAMLPositions(t *testing.T) {
+	in := `# leading comment
+apiVersion: v1
+kind: A
+metadata:
+  name: first
+---
+---   # an empty document
+---
+  apiVersion: v1
+  kind: B
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: C
+- {apiVersion: v1, kind: D}
+`
+	docs, err := Read("in.yaml", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		kind      string
+		line, col int
+	}{{"A", 2, 1}, {"B", 9, 3}, {"C", 15, 3}, {"D", 17, 3}}
+	if len(docs) != len(want) {
+		t.Fatalf("got %d documents, want %d", len(docs), len(want))
+	}
+	for i, w := range want {
+		d := docs[i]
+		if d.TypeMeta().Kind != w.kind || d.Line != w.line || d.Column != w.col || d.File != "in.yaml" {
+			t.Errorf("document %d: %s at %s, want %s at in.yaml:%d:%d", i, d.TypeMeta().Kind, d.Pos(), w.kind, w.line, w.col)
+		}
+	}
+	if got := string(docs[0].JSON); got != `{"apiVersion":"v1","kind":"A","metadata":{"name":"first"}}` {
+		t.Errorf("JSON of the first document: %s", got)
+	}
+}
+
+func TestReadJSONStream(t *testing.T) {
+	in := "{\"apiVersion\": \"v1\",\n \"kind\": \"A\"}\n\n  {\"kind\": \"B\",\n   \"spec\": {\"x\": 1}}\n"
+	docs, err := Read("in.json", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 {
+		t.Fatalf("got %d documents", len(docs))
+	}
+	if docs[1].Line != 4 || docs[1].Column != 3 || docs[1].TypeMeta().Kind != "B" {
+		t.Errorf("second value at %s kind %q", docs[1].Pos(), docs[1].TypeMeta().Kind)
+	}
+	spec := childNode(docs[1].Node, "spec")
+	if spec == nil || spec.Line != 5 || spec.Column != 12 {
+		t.Errorf("spec node position: %+v", spec)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"unclosed flow sequence", "a: 1\nb: [x\n", "f:2: invalid YAML: did not find expected ',' or ']'"},
+		{"bad indentation", "a: 1\nb:\n  c: 1\n d: 2\n", "f:4: invalid YAML: did not find expected key"},
+		{"mapping in scalar", "a: 1\nb: c: d\n", "f:2: invalid YAML: mapping values are not allowed in this context"},
+		{"tab indentation", "a: 1\n\tb: 2\n", "f:2: invalid YAML: found a tab character that violates indentation"},
+		{"error in a later document", "a: 1\n---\nb: 1\nc: [\n", "f:5: invalid YAML: did not find expected node content"},
+		{"duplicate key", "a: 1\nb:\n  c: 1\n  c: 2\n", `f:4:3: duplicate key "c" (first at line 3)`},
+		{"scalar document", "just a string\n", `f:1:1: expected an object (a mapping with apiVersion and kind), found the scalar "just a string"`},
+		{"list document", "- a: 1\n", "f:1:1: expected an object (a mapping with apiVersion and kind), found a list"},
+		{"invalid JSON", "{\"a\": 1,\n \"b\": }\n", "f:2:7: invalid JSON: invalid character '}' looking for beginning of value"},
+		{"list item not an object", "kind: List\nitems:\n- 3\n", "f:3:3: items[0]: expected an object, found the scalar \"3\""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Read("f", []byte(tt.in))
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("error %v, want %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n")
+	prev := "a"
+	for _, n := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+		b.WriteString(n + ": &" + n + " [*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + "]\n")
+		prev = n
+	}
+	_, err := Read("bomb.yaml", []byte(b.String()))
+	if err == nil || !strings.Contains(err.Error(), "bomb.yaml") {
+		t.Fatalf("an alias bomb was accepted or not placed: %v", err)
+	}
+}
+
+func TestEmptyInput(t *testing.T) {
+	for _, in := range []string{"", "\n\n", "# only a comment\n", "---\n---\n", "null\n"} {
+		docs, err := Read("f", []byte(in))
+		if err != nil || len(docs) != 0 {
+			t.Errorf("%q: %d documents, error %v", in, len(docs), err)
+		}
+	}
+}
