@@ -11,18 +11,24 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/klog/v2"
 )
 
 // Resource is a TYPE argument resolved to one served version of a CRD.
 type Resource struct {
+	// CRD is nil when the user may not read it (the server said 403).
 	CRD *CRD
 	// Mapping is the resource, kind, version and scope kubectl's RESTMapper
 	// gives for the argument.
 	Mapping *meta.RESTMapping
 }
 
-// Version returns the CRD's definition of the resolved version.
+// Version returns the CRD's definition of the resolved version (nil when
+// the CRD could not be read).
 func (r Resource) Version() *apiextensionsv1.CustomResourceDefinitionVersion {
+	if r.CRD == nil {
+		return nil
+	}
 	return versionNamed(r.CRD.CustomResourceDefinition, r.Mapping.GroupVersionKind.Version)
 }
 
@@ -145,6 +151,13 @@ func (c *Catalog) resolve(ctx context.Context, arg string) ([]Resource, error) {
 		} else {
 			if mapping.Resource.Group != "" {
 				crd, err = c.source.Get(ctx, name)
+			}
+			if apierrors.IsForbidden(err) {
+				// The type exists but its CRD may not be read: the caller
+				// decides whether it can do without (get asks the server).
+				klog.V(2).InfoS("Cannot read the CustomResourceDefinition", "name", name, "err", err)
+				out = append(out, Resource{Mapping: mapping})
+				continue
 			}
 			if mapping.Resource.Group == "" || apierrors.IsNotFound(err) {
 				return nil, &notCustom{fmt.Sprintf("%q (%s) is not a custom resource: no CustomResourceDefinition defines it", it.name, name)}

@@ -22,7 +22,9 @@ type Factory struct {
 	// from them and no cluster is contacted for CRDs.
 	CRDPaths []string
 
-	warned map[string]bool
+	warned   map[string]bool
+	catalog  *catalog.Catalog
+	cleanups []func()
 }
 
 // NewFactory makes a Factory writing to streams.
@@ -85,6 +87,9 @@ func (f *Factory) noClusterConfigured() bool {
 // Catalog makes the CRD catalog: from --crds files when given, else from
 // the cluster.
 func (f *Factory) Catalog() (*catalog.Catalog, error) {
+	if f.catalog != nil {
+		return f.catalog, nil
+	}
 	var src catalog.Source
 	if f.Offline() {
 		files, err := catalog.ReadFiles(f.CRDPaths, f.Streams.In)
@@ -107,5 +112,22 @@ func (f *Factory) Catalog() (*catalog.Catalog, error) {
 		}
 		src = cluster
 	}
-	return catalog.New(src, f.Warn), nil
+	f.catalog = catalog.New(src, f.Warn)
+	return f.catalog, nil
+}
+
+// Cleanup removes what the commands left behind (temporary files).
+func (f *Factory) Cleanup() {
+	for _, c := range f.cleanups {
+		c()
+	}
+	f.cleanups = nil
+}
+
+// HandleWarningHeader prints the server's warnings as kubectl does, once
+// each, through Warn.
+func (f *Factory) HandleWarningHeader(code int, _ string, message string) {
+	if code == 299 && message != "" {
+		f.Warn(message)
+	}
 }

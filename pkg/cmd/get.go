@@ -2,70 +2,133 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/spf13/cobra"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	kubectlget "k8s.io/kubectl/pkg/cmd/get"
 )
 
-// GetOptions are the options of kubectl crd get.
-type GetOptions struct {
-	f *Factory
-
-	TypeArg string
-	Names   []string
-
-	catalog *catalog.Catalog
-}
-
-// NewCmdGet makes kubectl crd get.
+// NewCmdGet makes kubectl crd get: kubectl's own get command, with TYPE
+// resolved by the catalog and the Table of each custom resource built on
+// the client from its CRD's printer columns (offline: from local objects).
 func NewCmdGet(f *Factory) *cobra.Command {
-	o := &GetOptions{f: f}
-	return &cobra.Command{
-		Use:   "get TYPE[,TYPE...] [NAME...]",
-		Short: "List custom resources with their CRD's printer columns",
-		Args:  cobra.MinimumNArgs(1),
+	o := kubectlget.NewGetOptions("kubectl crd", f.Streams)
+	c := &cobra.Command{
+		Use:                   fmt.Sprintf("get [(-o|--output=)%s] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags]", strings.Join(o.PrintFlags.AllowedFormats(), "|")),
+		DisableFlagsInUseLine: true,
+		Short:                 "List custom resources with their CRD's printer columns",
+		Long: `List custom resources as kubectl get lists them, printing the columns of the
+CRD's additionalPrinterColumns on the client: the same table the API server
+would build. With --crds, the CRDs come from files and -f names local objects
+to print: a preview of a CRD's columns without a cluster.`,
+		Example: `  # Custom resources of a type, in any of kubectl's names for it
+  kubectl crd get crontabs
+  kubectl crd get ct -o wide -A
+
+  # Every custom resource in a category
+  kubectl crd get all
+
+  # Columns of local objects, without a cluster
+  kubectl crd get -f examples/objects/valid --crds examples/crds`,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
+			return runGet(c.Context(), f, o, c, args)
 		},
 	}
+	o.PrintFlags.AddFlags(c)
+	flags := c.Flags()
+	flags.BoolVarP(&o.Watch, "watch", "w", o.Watch, "After listing/getting the requested object, watch for changes.")
+	flags.BoolVar(&o.WatchOnly, "watch-only", o.WatchOnly, "Watch for changes to the requested object(s), without listing/getting first.")
+	flags.BoolVar(&o.OutputWatchEvents, "output-watch-events", o.OutputWatchEvents, "Output watch event objects when --watch or --watch-only is used. Existing objects are output as initial ADDED events.")
+	flags.BoolVar(&o.IgnoreNotFound, "ignore-not-found", o.IgnoreNotFound, "If set to true, suppresses NotFound error for specific objects that do not exist.")
+	flags.StringVar(&o.FieldSelector, "field-selector", o.FieldSelector, "Selector (field query) to filter on: metadata.name, metadata.namespace and the version's selectableFields (e.g. --field-selector spec.color=blue).")
+	flags.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "If present, list the requested object(s) across all namespaces.")
+	cmdutil.AddFilenameOptionFlags(c, &o.FilenameOptions, "identifying the resource to get (with --crds: the objects to print).")
+	cmdutil.AddChunkSizeFlag(c, &o.ChunkSize)
+	cmdutil.AddLabelSelectorFlagVar(c, &o.LabelSelector)
+	return c
 }
 
-// Complete reads the arguments and builds the catalog.
-func (o *GetOptions) Complete(args []string) error {
-	o.TypeArg, o.Names = args[0], args[1:]
-	if t, name, ok := strings.Cut(o.TypeArg, "/"); ok {
-		o.TypeArg, o.Names = t, append([]string{name}, o.Names...)
+func runGet(ctx context.Context, f *Factory, o *kubectlget.GetOptions, c *cobra.Command, args []string) error {
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	var err error
-	o.catalog, err = o.f.Catalog()
-	return err
-}
-
-// Validate checks the options.
-func (o *GetOptions) Validate() error {
-	if o.TypeArg == "" {
-		return errors.New("a resource type is required")
-	}
-	return nil
-}
-
-// Run resolves the types; listing comes with the get issue.
-func (o *GetOptions) Run(ctx context.Context) error {
-	if _, err := o.catalog.Resolve(ctx, o.TypeArg); err != nil {
+	cat, err := f.Catalog()
+	if err != nil {
 		return err
 	}
-	return notImplemented("get")
+	typed := len(args) > 0
+	args, resolved, err := resolveArgs(ctx, cat, args)
+	if err != nil {
+		return err
+	}
+	if typed && len(resolved) == 0 {
+		// A category (such as "all") without custom resources in it.
+		ns, _, _ := f.ConfigFlags.ToRawKubeConfigLoader().Namespace()
+		if o.AllNamespaces {
+			fmt.Fprintln(f.Streams.ErrOut, "No resources found")
+		} else {
+			fmt.Fprintf(f.Streams.ErrOut, "No resources found in %s namespace.\n", ns)
+		}
+		return nil
+	}
+	kf, err := f.kubectlFactory(ctx, resolved, &o.Filenames, o.Recursive)
+	if err != nil {
+		return err
+	}
+	if err := o.Complete(kf, c, args); err != nil {
+		return err
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	return o.Run(kf, args)
 }
 
-func notImplemented(verb string) error {
-	return fmt.Errorf("kubectl crd %s is not implemented yet", verb)
+// resolveArgs resolves the TYPE parts of get's arguments with the catalog
+// and writes each as the fully qualified plural.version.group list, so that
+// kubectl's get sees exactly the custom resources the catalog chose.
+func resolveArgs(ctx context.Context, cat *catalog.Catalog, args []string) ([]string, []catalog.Resource, error) {
+	if len(args) == 0 {
+		return args, nil, nil
+	}
+	var all []catalog.Resource
+	qualify := func(typeArg string) (string, error) {
+		res, err := cat.Resolve(ctx, typeArg)
+		if err != nil {
+			return "", err
+		}
+		all = append(all, res...)
+		names := make([]string, len(res))
+		for i, r := range res {
+			gvr := r.Mapping.Resource
+			names[i] = gvr.Resource + "." + gvr.Version + "." + gvr.Group
+		}
+		return strings.Join(names, ","), nil
+	}
+	out := make([]string, 0, len(args))
+	if strings.Contains(strings.Join(args, " "), "/") {
+		for _, a := range args {
+			typ, name, ok := strings.Cut(a, "/")
+			if !ok {
+				return nil, nil, fmt.Errorf("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl crd get resource/<resource_name>' instead of 'kubectl crd get resource resource/<resource_name>'")
+			}
+			q, err := qualify(typ)
+			if err != nil {
+				return nil, nil, err
+			}
+			if strings.Contains(q, ",") || q == "" {
+				return nil, nil, fmt.Errorf("%q must name exactly one resource type in TYPE/NAME", typ)
+			}
+			out = append(out, q+"/"+name)
+		}
+		return out, all, nil
+	}
+	q, err := qualify(args[0])
+	if err != nil || q == "" {
+		return []string{}, nil, err
+	}
+	return append(append(out, q), args[1:]...), all, nil
 }

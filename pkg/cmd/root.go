@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
@@ -21,7 +22,11 @@ import (
 
 // NewRootCommand builds the command tree shown as "kubectl crd".
 func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
-	f := NewFactory(streams)
+	return newRootCommand(NewFactory(streams))
+}
+
+func newRootCommand(f *Factory) *cobra.Command {
+	streams := f.Streams
 	root := &cobra.Command{
 		Use:   "crd",
 		Short: "Client-side answers about CustomResourceDefinitions",
@@ -72,9 +77,12 @@ func addKlogFlags(flags *pflag.FlagSet) {
 // are printed as kubectl prints them.
 func Run(args []string, streams genericiooptions.IOStreams) int {
 	quietUnhandledErrors()
-	root := NewRootCommand(streams)
+	f := NewFactory(streams)
+	rest.SetDefaultWarningHandler(f)
+	root := newRootCommand(f)
 	root.SetArgs(args)
 	err := root.Execute()
+	f.Cleanup()
 	klog.Flush()
 	return printError(streams.ErrOut, err)
 }
@@ -132,4 +140,8 @@ func printError(w io.Writer, err error) (code int) {
 		code = extra
 	}
 	return code
+}
+
+func notImplemented(verb string) error {
+	return fmt.Errorf("kubectl crd %s is not implemented yet", verb)
 }

@@ -35,7 +35,7 @@ type front struct {
 
 // Request is one request the front has seen.
 type Request struct {
-	Method, Path, Query, UserAgent string
+	Method, Path, Query, Accept, UserAgent string
 }
 
 func newFront(backend *rest.Config, token string) (*front, error) {
@@ -65,7 +65,7 @@ func (f *front) serve(l net.Listener) *http.Server {
 
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.requests = append(f.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, UserAgent: r.UserAgent()})
+	f.requests = append(f.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Accept: r.Header.Get("Accept"), UserAgent: r.UserAgent()})
 	hook := f.hook
 	f.mu.Unlock()
 

@@ -22,6 +22,7 @@ var (
 	binDir      string // kubectl-crd and kubectl, built once
 	repoRoot    string
 	crdDirs     []string // the CRDs loaded into the cluster
+	objectDir   string   // the objects loaded into the cluster
 )
 
 func TestMain(m *testing.M) {
@@ -35,6 +36,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	crdDirs = []string{filepath.Join(repoRoot, "test/testdata/crds"), filepath.Join(repoRoot, "examples/crds")}
+	objectDir = filepath.Join(repoRoot, "test/testdata/objects")
 
 	if binDir, err = os.MkdirTemp("", "kubectl-crd-e2e-bin-"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -54,6 +56,10 @@ func run(m *testing.M) int {
 	defer testCluster.Stop()
 	if _, err := testCluster.LoadCRDs(context.Background(), crdDirs...); err != nil {
 		fmt.Fprintf(os.Stderr, "loading CRDs: %v\n", err)
+		return 1
+	}
+	if _, err := testCluster.Load(context.Background(), objectDir); err != nil {
+		fmt.Fprintf(os.Stderr, "loading objects: %v\n", err)
 		return 1
 	}
 	return m.Run()

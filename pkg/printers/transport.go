@@ -1,0 +1,249 @@
+package printers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
+)
+
+// LookupFunc finds the CRD that defines a group resource. It returns nil
+// and no error when no CRD defines it (a built-in type), and an error the
+// caller wants to see otherwise.
+type LookupFunc func(ctx context.Context, gr schema.GroupResource) (*apiextensionsv1.CustomResourceDefinition, error)
+
+// Tables holds the Table convertors of the custom resources seen so far,
+// one per resource and version, each made once.
+type Tables struct {
+	lookup LookupFunc
+
+	mu         sync.Mutex
+	convertors map[schema.GroupVersionResource]*Convertor // nil: the server prints
+}
+
+// NewTables makes a Tables that finds CRDs with lookup.
+func NewTables(lookup LookupFunc) *Tables {
+	return &Tables{lookup: lookup, convertors: map[schema.GroupVersionResource]*Convertor{}}
+}
+
+// Transport answers requests for Tables of custom resources on the client:
+// it asks the next round tripper for the objects as plain JSON and converts
+// them with the CRD's printer columns, as the server would. Other requests,
+// and Tables of types no readable CRD defines, pass through to the server.
+type Transport struct {
+	Next   http.RoundTripper
+	Tables *Tables
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet || !wantsTable(req.Header.Get("Accept")) {
+		return t.Next.RoundTrip(req)
+	}
+	target, ok := parsePath(req.URL.Path)
+	if !ok || target.subresource != "" {
+		return t.Next.RoundTrip(req)
+	}
+	conv, err := t.Tables.convertor(req.Context(), target.gvr)
+	if err != nil {
+		return nil, err
+	}
+	if conv == nil {
+		return t.Next.RoundTrip(req)
+	}
+
+	plain := req.Clone(req.Context())
+	plain.Header.Set("Accept", "application/json")
+	resp, err := t.Next.RoundTrip(plain)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return resp, err
+	}
+	opts := &metav1.TableOptions{IncludeObject: metav1.IncludeObjectPolicy(req.URL.Query().Get("includeObject"))}
+	if w := req.URL.Query().Get("watch"); w == "true" || w == "1" {
+		return watchTables(req.Context(), resp, conv, opts), nil
+	}
+	return listTable(req.Context(), resp, conv, opts)
+}
+
+func wantsTable(accept string) bool {
+	return strings.Contains(accept, "as=Table")
+}
+
+type requestTarget struct {
+	gvr         schema.GroupVersionResource
+	namespace   string
+	name        string
+	subresource string
+}
+
+// parsePath reads /apis/GROUP/VERSION/[namespaces/NS/]RESOURCE[/NAME[/SUB]],
+// after any prefix the server URL has.
+func parsePath(path string) (requestTarget, bool) {
+	i := strings.Index(path, "/apis/")
+	if i < 0 {
+		return requestTarget{}, false
+	}
+	parts := strings.Split(strings.Trim(path[i+len("/apis/"):], "/"), "/")
+	if len(parts) < 3 {
+		return requestTarget{}, false
+	}
+	t := requestTarget{gvr: schema.GroupVersionResource{Group: parts[0], Version: parts[1]}}
+	rest := parts[2:]
+	if rest[0] == "namespaces" && len(rest) >= 3 {
+		t.namespace, rest = rest[1], rest[2:]
+	}
+	t.gvr.Resource = rest[0]
+	if len(rest) > 1 {
+		t.name = rest[1]
+	}
+	if len(rest) > 2 {
+		t.subresource = strings.Join(rest[2:], "/")
+	}
+	return t, true
+}
+
+func (t *Tables) convertor(ctx context.Context, gvr schema.GroupVersionResource) (*Convertor, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c, ok := t.convertors[gvr]; ok {
+		return c, nil
+	}
+	crd, err := t.lookup(ctx, gvr.GroupResource())
+	if err != nil {
+		return nil, err
+	}
+	var c *Convertor
+	if crd != nil {
+		if c, err = NewConvertor(crd, gvr.Version); err != nil {
+			klog.V(2).InfoS("Cannot print columns on the client; asking the server for the table", "resource", gvr, "err", err)
+			c = nil
+		}
+	}
+	t.convertors[gvr] = c
+	return c, nil
+}
+
+// listTable converts a response holding one object or a list.
+func listTable(ctx context.Context, resp *http.Response, conv *Convertor, opts *metav1.TableOptions) (*http.Response, error) {
+	data, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	obj, err := decodeObject(data)
+	if err != nil {
+		return nil, err
+	}
+	table, err := conv.Table(ctx, obj, opts)
+	if err != nil {
+		return nil, err
+	}
+	out, err := encodeTable(table)
+	if err != nil {
+		return nil, err
+	}
+	return withBody(resp, out), nil
+}
+
+func decodeObject(data []byte) (runtime.Object, error) {
+	obj, _, err := unstructured.UnstructuredJSONScheme.Decode(data, nil, nil)
+	return obj, err
+}
+
+// encodeTable writes a Table as JSON with each row's object embedded.
+func encodeTable(table *metav1.Table) ([]byte, error) {
+	for i := range table.Rows {
+		row := &table.Rows[i]
+		if row.Object.Object == nil {
+			continue
+		}
+		raw, err := json.Marshal(row.Object.Object)
+		if err != nil {
+			return nil, err
+		}
+		row.Object.Raw = raw
+	}
+	return json.Marshal(table)
+}
+
+func withBody(resp *http.Response, body []byte) *http.Response {
+	out := *resp
+	out.Header = resp.Header.Clone()
+	out.Header.Set("Content-Type", "application/json")
+	out.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	out.Header.Del("Content-Encoding")
+	out.ContentLength = int64(len(body))
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	return &out
+}
+
+type watchEvent struct {
+	Type   string          `json:"type"`
+	Object json.RawMessage `json:"object"`
+}
+
+// watchTables converts a stream of watch events as the server's watch
+// encoder does: each object becomes a one-row Table, and only the first
+// carries the column definitions.
+func watchTables(ctx context.Context, resp *http.Response, conv *Convertor, opts *metav1.TableOptions) *http.Response {
+	pr, pw := io.Pipe()
+	upstream := resp.Body
+	go func() {
+		defer upstream.Close()
+		dec := json.NewDecoder(upstream)
+		enc := json.NewEncoder(pw)
+		for {
+			var e watchEvent
+			if err := dec.Decode(&e); err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+			if e.Type != "ERROR" {
+				obj, err := decodeObject(e.Object)
+				if err == nil {
+					var table *metav1.Table
+					if table, err = conv.Table(ctx, obj, opts); err == nil {
+						opts.NoHeaders = true
+						e.Object, err = encodeTable(table)
+					}
+				}
+				if err != nil {
+					pw.CloseWithError(err)
+					return
+				}
+			}
+			if err := enc.Encode(&e); err != nil {
+				return // the reader went away
+			}
+		}
+	}()
+	out := *resp
+	out.Header = resp.Header.Clone()
+	out.Header.Del("Content-Length")
+	out.ContentLength = -1
+	out.Body = &pipeBody{PipeReader: pr, upstream: upstream}
+	return &out
+}
+
+// pipeBody closes the upstream body too, so that the converting goroutine
+// ends when the reader stops reading.
+type pipeBody struct {
+	*io.PipeReader
+	upstream io.Closer
+}
+
+func (b *pipeBody) Close() error {
+	b.upstream.Close()
+	return b.PipeReader.Close()
+}
