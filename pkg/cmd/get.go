@@ -7,8 +7,8 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/spf13/cobra"
-	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	kubectlget "k8s.io/kubectl/pkg/cmd/get"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 )
 
 // NewCmdGet makes kubectl crd get: kubectl's own get command, with TYPE
