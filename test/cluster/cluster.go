@@ -16,9 +16,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	certutil "k8s.io/client-go/util/cert"
@@ -41,6 +43,9 @@ type Cluster struct {
 	dir   string
 	front *front
 	stop  func()
+
+	mu     sync.Mutex
+	mapper *restmapper.DeferredDiscoveryRESTMapper // for CreateObjects
 }
 
 // Options configure Start.

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
 
@@ -39,6 +40,11 @@ func (c *Cluster) CreateCRDs(ctx context.Context, crds ...*apiextensionsv1.Custo
 	if err != nil {
 		return err
 	}
+	c.mu.Lock()
+	if c.mapper != nil {
+		c.mapper.Reset()
+	}
+	c.mu.Unlock()
 	for _, crd := range crds {
 		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 			got, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
@@ -72,6 +78,21 @@ func (c *Cluster) CreateCRDs(ctx context.Context, crds ...*apiextensionsv1.Custo
 	return nil
 }
 
+// restMapper returns a mapper over discovery cached in memory; CreateCRDs
+// resets it.
+func (c *Cluster) restMapper() (*restmapper.DeferredDiscoveryRESTMapper, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mapper == nil {
+		dc, err := discovery.NewDiscoveryClientForConfig(c.Config)
+		if err != nil {
+			return nil, err
+		}
+		c.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	}
+	return c.mapper, nil
+}
+
 func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
 	for _, cond := range crd.Status.Conditions {
 		if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
@@ -93,15 +114,10 @@ func hasResource(list *metav1.APIResourceList, plural string) bool {
 // CreateObjects creates custom resources (namespaced ones in their
 // namespace, "default" when unset).
 func (c *Cluster) CreateObjects(ctx context.Context, objs ...*unstructured.Unstructured) error {
-	dc, err := discovery.NewDiscoveryClientForConfig(c.Config)
+	mapper, err := c.restMapper()
 	if err != nil {
 		return err
 	}
-	groups, err := restmapper.GetAPIGroupResources(dc)
-	if err != nil {
-		return err
-	}
-	mapper := restmapper.NewDiscoveryRESTMapper(groups)
 	client, err := dynamic.NewForConfig(c.Config)
 	if err != nil {
 		return err

@@ -6,45 +6,47 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-crd/kubectl-crd/test/harness"
 )
 
 // TestThroughKubectlPlugins runs kubectl crd through kubectl's plugin
 // mechanism, with a kubectl built from k8s.io/kubectl.
 func TestThroughKubectlPlugins(t *testing.T) {
-	r := runBinary(t, "kubectl", nil, "crd", "--help")
-	if r.code != 0 || !strings.Contains(r.stdout, "kubectl crd [command]") || !strings.Contains(r.stdout, "validate") {
-		t.Errorf("kubectl crd --help: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	r := bin.Run(t, "kubectl", nil, "crd", "--help")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "kubectl crd [command]") || !strings.Contains(r.Stdout, "validate") {
+		t.Errorf("kubectl crd --help: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	r = runBinary(t, "kubectl", nil, "crd", "version")
-	if r.code != 0 || !strings.Contains(r.stdout, "kubectl-crd version: "+testVersion) {
-		t.Errorf("kubectl crd version: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	r = bin.Run(t, "kubectl", nil, "crd", "version")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "kubectl-crd version: "+harness.TestVersion) {
+		t.Errorf("kubectl crd version: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	r = runBinary(t, "kubectl", nil, "crd", "version", "-o", "json")
-	if r.code != 0 || !strings.Contains(r.stdout, `"version": "`+testVersion+`"`) {
-		t.Errorf("kubectl crd version -o json: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	r = bin.Run(t, "kubectl", nil, "crd", "version", "-o", "json")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `"version": "`+harness.TestVersion+`"`) {
+		t.Errorf("kubectl crd version -o json: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	r = runBinary(t, "kubectl", nil, "plugin", "list")
-	if !strings.Contains(r.stdout, filepath.Join(binDir, "kubectl-crd")) {
-		t.Errorf("kubectl plugin list does not show kubectl-crd:\n%s%s", r.stdout, r.stderr)
+	r = bin.Run(t, "kubectl", nil, "plugin", "list")
+	if !strings.Contains(r.Stdout, filepath.Join(bin.Dir, "kubectl-crd")) {
+		t.Errorf("kubectl plugin list does not show kubectl-crd:\n%s%s", r.Stdout, r.Stderr)
 	}
 }
 
 func TestUnknownTypeSuggestsCloseMatches(t *testing.T) {
-	r := runBinary(t, "kubectl-crd", nil, "get", "widgit")
+	r := bin.Run(t, "kubectl-crd", nil, "get", "widgit")
 	want := "error: the server doesn't have a resource type \"widgit\"\nDid you mean widgets.alpha.example.com or widgets.zeta.example.com?\n"
-	if r.code != 1 || r.stderr != want {
-		t.Errorf("exit %d, stderr:\n%s\nwant exit 1, stderr:\n%s", r.code, r.stderr, want)
+	if r.Code != 1 || r.Stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1, stderr:\n%s", r.Code, r.Stderr, want)
 	}
 }
 
 func TestDeprecatedVersionWarns(t *testing.T) {
-	r := runBinary(t, "kubectl-crd", nil, "explain", "sprockets")
-	if !strings.HasPrefix(r.stderr, "Warning: sprockets are going away; move to gizmos\n") {
-		t.Errorf("stderr:\n%s", r.stderr)
+	r := bin.Run(t, "kubectl-crd", nil, "explain", "sprockets")
+	if !strings.HasPrefix(r.Stderr, "Warning: sprockets are going away; move to gizmos\n") {
+		t.Errorf("stderr:\n%s", r.Stderr)
 	}
-	r = runBinary(t, "kubectl-crd", []string{"KUBECONFIG="}, "get", "widgets.v1beta1.alpha.example.com", "--crds", crdDirs[0])
-	if !strings.HasPrefix(r.stderr, "Warning: alpha.example.com/v1beta1 Widget is deprecated; use alpha.example.com/v1 Widget\n") {
-		t.Errorf("offline stderr:\n%s", r.stderr)
+	r = bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, "get", "widgets.v1beta1.alpha.example.com", "--crds", crdDirs[0])
+	if !strings.HasPrefix(r.Stderr, "Warning: alpha.example.com/v1beta1 Widget is deprecated; use alpha.example.com/v1 Widget\n") {
+		t.Errorf("offline stderr:\n%s", r.Stderr)
 	}
 }
 
@@ -94,9 +96,9 @@ func TestBadInput(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := runBinary(t, "kubectl-crd", tt.env, tt.args...)
-			if r.code != 1 || r.stderr != tt.stderr {
-				t.Errorf("exit %d, stderr:\n%s\nwant exit 1, stderr:\n%s", r.code, r.stderr, tt.stderr)
+			r := bin.Run(t, "kubectl-crd", tt.env, tt.args...)
+			if r.Code != 1 || r.Stderr != tt.stderr {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit 1, stderr:\n%s", r.Code, r.Stderr, tt.stderr)
 			}
 		})
 	}
@@ -119,11 +121,11 @@ func TestStalledServerHonoursRequestTimeout(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	r := runBinary(t, "kubectl-crd", nil, "get", "widgets", "--server", "https://"+l.Addr().String(), "--request-timeout", "1s")
-	if r.code != 1 || !strings.Contains(r.stderr, "Unable to connect to the server") {
-		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	r := bin.Run(t, "kubectl-crd", nil, "get", "widgets", "--server", "https://"+l.Addr().String(), "--request-timeout", "1s")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "Unable to connect to the server") {
+		t.Errorf("exit %d, stderr:\n%s", r.Code, r.Stderr)
 	}
-	if r.elapsed > 15*time.Second {
-		t.Errorf("took %v with --request-timeout 1s", r.elapsed)
+	if r.Elapsed > 15*time.Second {
+		t.Errorf("took %v with --request-timeout 1s", r.Elapsed)
 	}
 }

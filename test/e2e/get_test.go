@@ -1,9 +1,12 @@
 package e2e
 
 import (
-	"regexp"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-crd/kubectl-crd/test/harness"
 )
 
 // getCases are kubectl get command lines (without "get"), run by kubectl
@@ -46,9 +49,9 @@ var getCases = [][]string{
 func TestGetMatchesKubectl(t *testing.T) {
 	for _, args := range getCases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			want := runBinary(t, "kubectl", nil, append([]string{"get"}, args...)...)
-			got := runBinary(t, "kubectl-crd", nil, append([]string{"get"}, args...)...)
-			compareOutputs(t, got, want)
+			want := bin.Run(t, "kubectl", nil, append([]string{"get"}, args...)...)
+			got := bin.Run(t, "kubectl-crd", nil, append([]string{"get"}, args...)...)
+			harness.Compare(t, got, want)
 		})
 	}
 }
@@ -57,9 +60,9 @@ func TestGetMatchesKubectl(t *testing.T) {
 // the server for a Table of a custom resource.
 func TestGetBuildsTablesOnTheClient(t *testing.T) {
 	testCluster.ResetRequests()
-	r := runBinary(t, "kubectl-crd", nil, "get", "samples,clusterthings,crontabs", "-A", "-o", "wide")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	r := bin.Run(t, "kubectl-crd", nil, "get", "samples,clusterthings,crontabs", "-A", "-o", "wide")
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	lists := 0
 	for _, req := range testCluster.Requests() {
@@ -83,43 +86,36 @@ func TestOfflineGetMatchesOnline(t *testing.T) {
 	for _, extra := range [][]string{nil, {"-o", "wide"}, {"--show-labels", "--show-kind"}, {"-o", "name"}} {
 		t.Run(strings.Join(extra, " "), func(t *testing.T) {
 			args := append([]string{"get", "-f", objectDir}, extra...)
-			online := runBinary(t, "kubectl-crd", nil, args...)
+			online := bin.Run(t, "kubectl-crd", nil, args...)
 			offlineArgs := append(args, "--crds", crdDirs[0], "--crds", crdDirs[1])
-			offline := runBinary(t, "kubectl-crd", []string{"KUBECONFIG="}, offlineArgs...)
+			offline := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, offlineArgs...)
 			// Objects read from files have no creation time yet.
-			compareOutputs(t, withoutAges(offline), withoutAges(online))
+			harness.Compare(t, harness.WithoutAges(offline), harness.WithoutAges(online))
 		})
 	}
 }
 
-var ageCell = regexp.MustCompile(`\b(\d+[smhdy])+\b`)
+// TestGetFallsBackToServerTablesWhenCRDsAreForbidden answers 403 to every
+// CRD read: kubectl crd get then asks the server for the Table, prints what
+// kubectl prints, and says so at -v=2.
+func TestGetFallsBackToServerTablesWhenCRDsAreForbidden(t *testing.T) {
+	testCluster.SetHook(func(w http.ResponseWriter, r *http.Request) bool {
+		if !strings.HasPrefix(r.URL.Path, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions") {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":"customresourcedefinitions.apiextensions.k8s.io is forbidden"}`)
+		return true
+	})
+	defer testCluster.SetHook(nil)
 
-// normalize makes outputs comparable across seconds: ages become "AGE"
-// and runs of blanks (whose width depends on the ages) one blank.
-func normalize(s string) string {
-	s = ageCell.ReplaceAllString(s, "AGE")
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.Join(strings.Fields(l), " ")
-	}
-	return strings.Join(lines, "\n")
-}
+	want := bin.Run(t, "kubectl", nil, "get", "samples", "-A", "-o", "wide")
+	got := bin.Run(t, "kubectl-crd", nil, "get", "samples", "-A", "-o", "wide")
+	harness.Compare(t, got, want)
 
-// withoutAges drops every age cell.
-func withoutAges(r result) result {
-	r.stdout = ageCell.ReplaceAllString(r.stdout, "")
-	return r
-}
-
-func compareOutputs(t *testing.T, got, want result) {
-	t.Helper()
-	if got.code != want.code {
-		t.Errorf("exit %d, kubectl exit %d", got.code, want.code)
-	}
-	if normalize(got.stdout) != normalize(want.stdout) {
-		t.Errorf("stdout:\n%s\nkubectl's stdout:\n%s", got.stdout, want.stdout)
-	}
-	if normalize(got.stderr) != normalize(want.stderr) {
-		t.Errorf("stderr:\n%s\nkubectl's stderr:\n%s", got.stderr, want.stderr)
+	r := bin.Run(t, "kubectl-crd", nil, "get", "samples", "-v=2")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "Cannot read the CustomResourceDefinition") {
+		t.Errorf("exit %d; -v=2 does not say the CRD could not be read:\n%s", r.Code, r.Stderr)
 	}
 }

@@ -7,19 +7,16 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/kubectl-crd/kubectl-crd/test/cluster"
+	"github.com/kubectl-crd/kubectl-crd/test/harness"
 )
-
-const testVersion = "v0.0.0-e2e"
 
 var (
 	testCluster *cluster.Cluster
-	binDir      string // kubectl-crd and kubectl, built once
+	bin         *harness.Bin
 	repoRoot    string
 	crdDirs     []string // the CRDs loaded into the cluster
 	objectDir   string   // the objects loaded into the cluster
@@ -38,15 +35,11 @@ func run(m *testing.M) int {
 	crdDirs = []string{filepath.Join(repoRoot, "test/testdata/crds"), filepath.Join(repoRoot, "examples/crds")}
 	objectDir = filepath.Join(repoRoot, "test/testdata/objects")
 
-	if binDir, err = os.MkdirTemp("", "kubectl-crd-e2e-bin-"); err != nil {
+	if bin, err = harness.Build(repoRoot); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(binDir)
-	if err := buildBinaries(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	defer bin.Remove()
 
 	testCluster, err = cluster.Start(cluster.Options{})
 	if err != nil {
@@ -54,6 +47,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer testCluster.Stop()
+	bin.Kubeconfig = testCluster.Kubeconfig
 	if _, err := testCluster.LoadCRDs(context.Background(), crdDirs...); err != nil {
 		fmt.Fprintf(os.Stderr, "loading CRDs: %v\n", err)
 		return 1
@@ -63,22 +57,4 @@ func run(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
-}
-
-// buildBinaries builds the plugin (with a stamped version) and kubectl from
-// k8s.io/kubectl's packages.
-func buildBinaries() error {
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	builds := [][]string{
-		{"build", "-o", filepath.Join(binDir, "kubectl-crd"), "-ldflags", "-X github.com/kubectl-crd/kubectl-crd/pkg/cmd.Version=" + testVersion, "./cmd/kubectl-crd"},
-		{"build", "-o", filepath.Join(binDir, "kubectl"), "./test/kubectl"},
-	}
-	for _, args := range builds {
-		cmd := exec.Command(goBin, args...)
-		cmd.Dir = repoRoot
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go %v: %v\n%s", args, err, out)
-		}
-	}
-	return nil
 }

@@ -20,7 +20,7 @@ import (
 func TestGetWatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "kubectl-crd"), "get", "samples", "-w", "-n", "watched")
+	cmd := exec.CommandContext(ctx, filepath.Join(bin.Dir, "kubectl-crd"), "get", "samples", "-w", "-n", "watched")
 	cmd.Env = []string{"KUBECONFIG=" + testCluster.Kubeconfig, "HOME=" + t.TempDir()}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

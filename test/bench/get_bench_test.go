@@ -1,0 +1,164 @@
+// Package bench holds the benchmarks that compare kubectl crd with kubectl
+// in the same run, against the in-process API server. Run them with
+//
+//	go test ./test/bench -run '^$' -bench . -benchtime 10x
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kubectl-crd/kubectl-crd/test/cluster"
+	"github.com/kubectl-crd/kubectl-crd/test/harness"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// objects is how many custom resources BenchmarkGet lists.
+const objects = 3000
+
+var (
+	testCluster *cluster.Cluster
+	bin         *harness.Bin
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	repoRoot, err := filepath.Abs("../..")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if bin, err = harness.Build(repoRoot); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer bin.Remove()
+	if testCluster, err = cluster.Start(cluster.Options{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer testCluster.Stop()
+	bin.Kubeconfig = testCluster.Kubeconfig
+	if _, err := testCluster.LoadCRDs(context.Background(), filepath.Join(repoRoot, "test/testdata/crds")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+var loadOnce sync.Once
+
+// loadSamples creates the benchmark's objects once, eight at a time.
+func loadSamples(b *testing.B) {
+	loadOnce.Do(func() {
+		ctx := context.Background()
+		work := make(chan int)
+		errs := make(chan error, objects)
+		var wg sync.WaitGroup
+		for w := 0; w < 8; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range work {
+					obj := &unstructured.Unstructured{Object: map[string]any{
+						"apiVersion": "printing.example.com/v1", "kind": "Sample",
+						"metadata": map[string]any{"name": fmt.Sprintf("sample-%05d", i), "namespace": "bench",
+							"labels": map[string]any{"tier": []string{"front", "back"}[i%2]}},
+						"spec": map[string]any{
+							"color": []string{"red", "green", "blue"}[i%3], "count": int64(i), "ratio": float64(i) / 7,
+							"enabled": i%2 == 0, "items": []any{map[string]any{"name": fmt.Sprint("item-", i)}},
+							"note": "a note\nwith two lines", "started": "2020-01-01T00:00:00Z",
+						},
+						"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}},
+					}}
+					if err := testCluster.CreateObjects(ctx, obj); err != nil {
+						errs <- err
+					}
+				}
+			}()
+		}
+		for i := 0; i < objects; i++ {
+			work <- i
+		}
+		close(work)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			b.Fatal(err)
+		}
+	})
+}
+
+type sample struct {
+	wall   time.Duration
+	maxRSS int64 // KiB
+}
+
+// runOnce runs one binary and returns its wall time and peak memory.
+func runOnce(b *testing.B, name string, args ...string) sample {
+	cmd := exec.Command(filepath.Join(bin.Dir, name), args...)
+	cmd.Env = []string{"KUBECONFIG=" + testCluster.Kubeconfig, "HOME=" + b.TempDir(), "PATH=" + bin.Dir}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s %v: %v\n%s", name, args, err, stderr.String())
+	}
+	wall := time.Since(start)
+	return sample{wall: wall, maxRSS: cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss}
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+// BenchmarkGet lists 3,000 samples with -o wide, alternating kubectl crd
+// get (client-side Table) and kubectl get (server-side Table) in each
+// iteration, each with its discovery cache warmed by a first run. It
+// reports both medians, their ratio, peak RSS, and the API requests one
+// kubectl crd get makes.
+func BenchmarkGet(b *testing.B) {
+	loadSamples(b)
+	args := []string{"get", "samples", "-n", "bench", "-o", "wide", "--cache-dir", b.TempDir()}
+	runOnce(b, "kubectl-crd", args...) // warm the discovery cache
+	runOnce(b, "kubectl", args...)
+
+	testCluster.ResetRequests()
+	runOnce(b, "kubectl-crd", args...)
+	requests := testCluster.Requests()
+
+	var plugin, kubectl []time.Duration
+	var pluginRSS, kubectlRSS int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := runOnce(b, "kubectl-crd", args...)
+		k := runOnce(b, "kubectl", args...)
+		plugin, kubectl = append(plugin, p.wall), append(kubectl, k.wall)
+		pluginRSS, kubectlRSS = max(pluginRSS, p.maxRSS), max(kubectlRSS, k.maxRSS)
+	}
+	b.StopTimer()
+	pm, km := median(plugin), median(kubectl)
+	b.ReportMetric(float64(pm.Milliseconds()), "kubectl-crd-ms")
+	b.ReportMetric(float64(km.Milliseconds()), "kubectl-ms")
+	b.ReportMetric(float64(pm)/float64(km), "ratio")
+	b.ReportMetric(float64(pluginRSS)/1024, "kubectl-crd-maxRSS-MiB")
+	b.ReportMetric(float64(kubectlRSS)/1024, "kubectl-maxRSS-MiB")
+	b.ReportMetric(float64(len(requests)), "requests")
+	for _, r := range requests {
+		b.Logf("request: %s %s?%s", r.Method, r.Path, r.Query)
+	}
+}
