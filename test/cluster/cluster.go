@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -71,9 +72,9 @@ func Start(opts Options) (c *Cluster, err error) {
 	if log == nil {
 		log = io.Discard
 	}
-	// The apiserver logs through klog; send it where the caller asked.
-	klog.LogToStderr(false)
-	klog.SetOutput(log)
+	// The apiserver logs through klog; send it where the caller asked,
+	// errors included.
+	quietKlog(log)
 	var cleanups []func()
 	cleanup := func() {
 		for i := len(cleanups) - 1; i >= 0; i-- {
@@ -204,6 +205,15 @@ func (c *Cluster) SetHook(hook func(w http.ResponseWriter, r *http.Request) bool
 	c.front.mu.Lock()
 	c.front.hook = hook
 	c.front.mu.Unlock()
+}
+
+func quietKlog(w io.Writer) {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	for name, value := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL"} {
+		_ = fs.Set(name, value)
+	}
+	klog.SetOutput(w)
 }
 
 func randomToken() (string, error) {

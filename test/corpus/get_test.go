@@ -19,13 +19,15 @@ func TestGetMatchesKubectl(t *testing.T) {
 		names = append(names, p)
 	}
 	sort.Strings(names)
+	// One discovery cache for every run: both binaries read it the same way.
+	env := []string{"KUBECACHEDIR=" + t.TempDir()}
 	for _, project := range names {
 		t.Run(project, func(t *testing.T) {
 			for _, types := range typeLists(projects[project]) {
 				for _, extra := range [][]string{{"-A"}, {"-A", "-o", "wide"}} {
 					args := append([]string{"get", types}, extra...)
-					want := bin.Run(t, "kubectl", nil, args...)
-					got := bin.Run(t, "kubectl-crd", nil, args...)
+					want := bin.Run(t, "kubectl", env, args...)
+					got := bin.Run(t, "kubectl-crd", env, args...)
 					harness.Compare(t, got, want)
 				}
 			}
