@@ -1,12 +1,208 @@
 package cmd
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
+	"github.com/spf13/cobra"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+)
+
+// OpenAPIOptions are the options of kubectl crd openapi.
+type OpenAPIOptions struct {
+	f *Factory
+
+	Version   int    // 3 or 2
+	Output    string // json or yaml
+	OutputDir string
+	Args      []string
+}
 
 // NewCmdOpenAPI makes kubectl crd openapi.
 func NewCmdOpenAPI(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "openapi [GROUP/VERSION | TYPE...]",
+	o := &OpenAPIOptions{f: f, Version: 3, Output: "json"}
+	c := &cobra.Command{
+		Use:   "openapi [GROUP/VERSION... | TYPE...]",
 		Short: "Print the OpenAPI documents the API server publishes for CRDs",
-		RunE:  func(*cobra.Command, []string) error { return notImplemented("openapi") },
+		Long: `Print, built on the client, the OpenAPI documents the API server publishes
+for CustomResourceDefinitions: with --openapi-version=3 (the default) the
+document of /openapi/v3/apis/GROUP/VERSION for each group version given (all
+the CRDs' group versions without an argument); with --openapi-version=2 the
+paths and definitions /openapi/v2 holds for the CRDs of the TYPEs given (all
+CRDs without an argument). JSON output is the server's own bytes.`,
+		Example: `  # The v3 document of one group version, offline
+  kubectl crd openapi stable.example.com/v1 --crds examples/crds
+
+  # Every group version, laid out as the server's paths
+  kubectl crd openapi --output-dir openapi/
+
+  # The Swagger 2.0 document for two types
+  kubectl crd openapi --openapi-version=2 crontabs widgets`,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Args = args
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
 	}
+	c.Flags().IntVar(&o.Version, "openapi-version", o.Version, "The OpenAPI version: 3 or 2.")
+	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json or yaml.")
+	c.Flags().StringVar(&o.OutputDir, "output-dir", o.OutputDir, "Write each v3 document to DIR/apis/GROUP/VERSION.json (or .yaml) instead of stdout.")
+	return c
 }
+
+// Validate checks the flags.
+func (o *OpenAPIOptions) Validate() error {
+	if o.Version != 2 && o.Version != 3 {
+		return fmt.Errorf("--openapi-version must be 3 or 2, not %d", o.Version)
+	}
+	if o.Output != "json" && o.Output != "yaml" {
+		return fmt.Errorf("--output must be json or yaml, not %q", o.Output)
+	}
+	if o.OutputDir != "" && o.Version != 3 {
+		return fmt.Errorf("--output-dir writes v3 documents; it does not go with --openapi-version=2")
+	}
+	return nil
+}
+
+// Run builds and prints the documents.
+func (o *OpenAPIOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.Version == 2 {
+		return o.runV2(ctx)
+	}
+	return o.runV3(ctx)
+}
+
+func (o *OpenAPIOptions) allCRDs(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	cat, err := o.f.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	list, err := cat.Source().List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*apiextensionsv1.CustomResourceDefinition, len(list))
+	for i, c := range list {
+		out[i] = c.CustomResourceDefinition
+	}
+	return out, nil
+}
+
+func (o *OpenAPIOptions) runV3(ctx context.Context) error {
+	crds, err := o.allCRDs(ctx)
+	if err != nil {
+		return err
+	}
+	gvs := openapi.GroupVersions(crds)
+	if len(o.Args) > 0 {
+		gvs = nil
+		for _, a := range o.Args {
+			gv, err := schema.ParseGroupVersion(a)
+			if err != nil || gv.Group == "" || gv.Version == "" {
+				return fmt.Errorf("%q is not a GROUP/VERSION", a)
+			}
+			gvs = append(gvs, gv)
+		}
+	}
+	for _, gv := range gvs {
+		doc, err := openapi.V3(crds, gv)
+		if err != nil {
+			return err
+		}
+		if doc == nil {
+			return fmt.Errorf("no CustomResourceDefinition serves %s", gv)
+		}
+		data, err := o.encode(doc)
+		if err != nil {
+			return err
+		}
+		if o.OutputDir == "" {
+			if err := o.write(o.f.Streams.Out, data); err != nil {
+				return err
+			}
+			continue
+		}
+		path := filepath.Join(o.OutputDir, "apis", gv.Group, gv.Version+"."+o.Output)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *OpenAPIOptions) runV2(ctx context.Context) error {
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	if len(o.Args) == 0 {
+		all, err := o.allCRDs(ctx)
+		if err != nil {
+			return err
+		}
+		crds = all
+	} else {
+		cat, err := o.f.Catalog()
+		if err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		for _, a := range o.Args {
+			res, err := cat.Resolve(ctx, a)
+			if err != nil {
+				return err
+			}
+			for _, r := range res {
+				if r.CRD == nil {
+					return fmt.Errorf("cannot read the CustomResourceDefinition of %q", a)
+				}
+				if !seen[r.CRD.Name] {
+					seen[r.CRD.Name] = true
+					crds = append(crds, r.CRD.CustomResourceDefinition)
+				}
+			}
+		}
+	}
+	doc, err := openapi.V2(crds)
+	if err != nil {
+		return err
+	}
+	data, err := o.encode(doc)
+	if err != nil {
+		return err
+	}
+	return o.write(o.f.Streams.Out, data)
+}
+
+// encode gives JSON as the server writes it (json.Marshal), or YAML.
+func (o *OpenAPIOptions) encode(doc any) ([]byte, error) {
+	data, err := json.Marshal(doc)
+	if err != nil || o.Output == "json" {
+		return append(data, '\n'), err
+	}
+	return yaml.JSONToYAML(data)
+}
+
+// write prints one document; YAML documents are separated by "---".
+func (o *OpenAPIOptions) write(w io.Writer, data []byte) error {
+	if o.Output == "yaml" {
+		if _, err := io.WriteString(w, "---\n"); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(data)
+	return err
+}
+

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -129,3 +130,5 @@ func TestStalledServerHonoursRequestTimeout(t *testing.T) {
 		t.Errorf("took %v with --request-timeout 1s", r.Elapsed)
 	}
 }
+
+func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
