@@ -205,4 +205,3 @@ func (o *OpenAPIOptions) write(w io.Writer, data []byte) error {
 	_, err := w.Write(data)
 	return err
 }
-
