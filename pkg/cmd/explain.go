@@ -2,52 +2,114 @@ package cmd
 
 import (
 	"context"
-	"strings"
+	"fmt"
 
-	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
 	"github.com/spf13/cobra"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	openapiclient "k8s.io/client-go/openapi"
+	kubectlexplain "k8s.io/kubectl/pkg/cmd/explain"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/explain"
 )
 
-// ExplainOptions are the options of kubectl crd explain.
-type ExplainOptions struct {
-	f *Factory
-
-	TypeArg   string
-	FieldPath []string
-
-	catalog *catalog.Catalog
-}
-
-// NewCmdExplain makes kubectl crd explain.
+// NewCmdExplain makes kubectl crd explain: kubectl's own explain command,
+// reading the OpenAPI v3 document of the CRD built on the client instead of
+// the server's /openapi/v3.
 func NewCmdExplain(f *Factory) *cobra.Command {
-	o := &ExplainOptions{f: f}
-	return &cobra.Command{
-		Use:   "explain TYPE[.FIELD...]",
-		Short: "Document a CRD's schema, field by field",
-		Args:  cobra.ExactArgs(1),
+	flags := kubectlexplain.NewExplainFlags(f.Streams)
+	c := &cobra.Command{
+		Use:                   "explain TYPE[.FIELD...] [--recursive] [--max-depth N] [--api-version GROUP/VERSION]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Document a CRD's schema, field by field",
+		Long: `Document a custom resource type, or one of its fields, as kubectl explain
+does, from the CRD's schema: the OpenAPI v3 document is built on the client
+(offline with --crds) with the API server's own builder.`,
+		Example: `  kubectl crd explain crontabs
+  kubectl crd explain ct.spec --recursive
+  kubectl crd explain crontabs.spec.cronSpec --crds examples/crds`,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			return o.Run(c.Context())
+			return runExplain(c.Context(), f, flags, args)
 		},
 	}
+	flags.AddFlags(c)
+	return c
 }
 
-// Complete splits the argument into the type and the field path and builds
-// the catalog.
-func (o *ExplainOptions) Complete(args []string) error {
-	parts := strings.Split(args[0], ".")
-	o.TypeArg, o.FieldPath = parts[0], parts[1:]
-	var err error
-	o.catalog, err = o.f.Catalog()
-	return err
-}
-
-// Run resolves the type; documentation comes with the explain issue.
-func (o *ExplainOptions) Run(ctx context.Context) error {
-	if _, err := o.catalog.Resolve(ctx, o.TypeArg); err != nil {
+func runExplain(ctx context.Context, f *Factory, flags *kubectlexplain.ExplainFlags, args []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if flags.OutputFormat != "plaintext" {
+		return fmt.Errorf("--output %q is not supported; use plaintext", flags.OutputFormat)
+	}
+	getter, err := f.clientGetter(nil)
+	if err != nil {
 		return err
 	}
-	return notImplemented("explain")
+	kf := cmdutil.NewFactory(getter)
+	var crd *apiextensionsv1.CustomResourceDefinition
+	if len(args) == 1 {
+		if crd, err = f.explainedCRD(ctx, kf, flags.APIVersion, args[0]); err != nil {
+			return err
+		}
+	}
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	if crd != nil {
+		crds = append(crds, crd)
+	}
+	o, err := flags.ToOptions(&explainFactory{Factory: kf, client: openapi.NewClient(crds)}, "kubectl crd", args)
+	if err != nil {
+		return err
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	return o.Run()
 }
+
+// explainedCRD finds the CRD of explain's argument: the resource part is
+// found as kubectl explain finds it, and the catalog fetches its CRD (and
+// warns about a deprecated version).
+func (f *Factory) explainedCRD(ctx context.Context, kf cmdutil.Factory, apiVersion, arg string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	mapper, err := kf.ToRESTMapper()
+	if err != nil {
+		return nil, err
+	}
+	split := explain.SplitAndParseResourceRequestWithMatchingPrefix
+	if apiVersion != "" {
+		split = explain.SplitAndParseResourceRequest
+	}
+	gvr, _, err := split(arg, mapper)
+	if err != nil {
+		return nil, err
+	}
+	if apiVersion != "" {
+		gv, err := schema.ParseGroupVersion(apiVersion)
+		if err != nil {
+			return nil, err
+		}
+		gvr.Group, gvr.Version = gv.Group, gv.Version
+	}
+	cat, err := f.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	res, err := cat.Resolve(ctx, gvr.Resource+"."+gvr.Version+"."+gvr.Group)
+	if err != nil {
+		return nil, err
+	}
+	if len(res) != 1 || res[0].CRD == nil {
+		return nil, fmt.Errorf("cannot read the CustomResourceDefinition of %q", arg)
+	}
+	return res[0].CRD.CustomResourceDefinition, nil
+}
+
+// explainFactory is kubectl's factory with the OpenAPI v3 client replaced.
+type explainFactory struct {
+	cmdutil.Factory
+	client openapiclient.Client
+}
+
+func (f *explainFactory) OpenAPIV3Client() (openapiclient.Client, error) { return f.client, nil }

@@ -67,7 +67,41 @@ func (f *Factory) kubectlFactory(ctx context.Context, resolved []catalog.Resourc
 		}
 		return cmdutil.NewFactory(f.ConfigFlags), nil
 	}
+	local, err := f.localServer(ctx, cat, filenames, recursive)
+	if err != nil {
+		return nil, err
+	}
+	getter, err := f.clientGetter(&printers.Transport{Next: local, Tables: tables})
+	if err != nil {
+		return nil, err
+	}
+	return cmdutil.NewFactory(getter), nil
+}
 
+// clientGetter returns the kubeconfig flags online; offline, a getter whose
+// discovery comes from the --crds files and whose requests go to transport
+// (nil: none may be made).
+func (f *Factory) clientGetter(transport http.RoundTripper) (genericclioptions.RESTClientGetter, error) {
+	if !f.Offline() {
+		return f.ConfigFlags, nil
+	}
+	cat, err := f.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	if transport == nil {
+		transport = printers.NewLocalServer(nil, nil)
+	}
+	return &offlineGetter{
+		ConfigFlags: f.ConfigFlags,
+		discovery:   cat.Source().Discovery(),
+		transport:   transport,
+		warn:        f.Warn,
+	}, nil
+}
+
+// localServer serves the objects named by filenames, as created.
+func (f *Factory) localServer(ctx context.Context, cat *catalog.Catalog, filenames *[]string, recursive bool) (*printers.LocalServer, error) {
 	if err := f.stdinToFile(filenames); err != nil {
 		return nil, err
 	}
@@ -86,12 +120,7 @@ func (f *Factory) kubectlFactory(ctx context.Context, resolved []catalog.Resourc
 	if err := asCreated(plain, objs); err != nil {
 		return nil, err
 	}
-	return cmdutil.NewFactory(&offlineGetter{
-		ConfigFlags: f.ConfigFlags,
-		discovery:   cat.Source().Discovery(),
-		transport:   &printers.Transport{Next: printers.NewLocalServer(plain, objs), Tables: tables},
-		warn:        f.Warn,
-	}), nil
+	return printers.NewLocalServer(plain, objs), nil
 }
 
 // stdinToFile saves standard input to a file when it is among filenames,

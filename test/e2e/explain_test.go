@@ -1,0 +1,51 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kubectl-crd/kubectl-crd/test/harness"
+)
+
+// explainCases are kubectl explain arguments over the test CRDs: roots,
+// fields, nested fields, arrays, recursion, versions and errors.
+var explainCases = [][]string{
+	{"crontabs"}, {"ct.spec"}, {"crontabs.spec.cronSpec"}, {"crontabs.spec.replicas"},
+	{"crontabs.status"}, {"crontabs.metadata"}, {"crontabs.metadata.labels"},
+	{"crontabs", "--recursive"}, {"crontabs.spec", "--recursive"},
+	{"crontabs", "--api-version", "stable.example.com/v1beta1"},
+	{"crontabs.spec.nosuch"}, {"crontabs", "--recursive", "--max-depth", "1"},
+	{"doohickeys.spec.size"}, {"samples"}, {"samples.spec"}, {"gizmos"},
+	{"widgets"}, {"widgets.zeta.example.com"}, {"nosuch"},
+}
+
+// TestExplainMatchesKubectl compares kubectl crd explain (the OpenAPI
+// document built on the client) with kubectl explain (the server's
+// /openapi/v3), and offline with online.
+func TestExplainMatchesKubectl(t *testing.T) {
+	for _, args := range explainCases {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			args := append([]string{"explain"}, args...)
+			want := bin.Run(t, "kubectl", nil, args...)
+			got := bin.Run(t, "kubectl-crd", nil, args...)
+			// kubectl explain does not warn about deprecated versions;
+			// kubectl crd explain does, as kubectl warns for the others.
+			const warning = "Warning: stable.example.com/v1beta1 CronTab is deprecated; use stable.example.com/v1 CronTab\n"
+			if strings.Contains(strings.Join(args, " "), "v1beta1") {
+				if !strings.HasPrefix(got.Stderr, warning) {
+					t.Errorf("no deprecation warning: %q", got.Stderr)
+				}
+				got.Stderr = strings.TrimPrefix(got.Stderr, warning)
+			}
+			harness.Compare(t, got, want)
+			if got.Code == 0 && !strings.Contains(got.Stdout, "KIND:") {
+				t.Errorf("no KIND line:\n%s", got.Stdout)
+			}
+			offline := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, append(args, "--crds", crdDirs[0], "--crds", crdDirs[1])...)
+			if got.Code == 0 {
+				offline.Stderr = strings.TrimPrefix(offline.Stderr, warning)
+				harness.Compare(t, offline, got)
+			}
+		})
+	}
+}
