@@ -91,11 +91,7 @@ func NewFiles(crds []*CRD) (*Files, error) {
 		f.crds = append(f.crds, crd)
 	}
 	sort.SliceStable(f.crds, func(i, j int) bool { return f.crds[i].Name < f.crds[j].Name })
-	plain := make([]*apiextensionsv1.CustomResourceDefinition, len(f.crds))
-	for i, c := range f.crds {
-		plain[i] = c.CustomResourceDefinition
-	}
-	f.discovery = newMemoryDiscovery(plain)
+	f.discovery = newMemoryDiscovery(Definitions(f.crds))
 	return f, nil
 }
 

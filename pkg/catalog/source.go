@@ -29,3 +29,12 @@ type Source interface {
 	// List returns every CRD.
 	List(ctx context.Context) ([]*CRD, error)
 }
+
+// Definitions returns the CustomResourceDefinitions of crds.
+func Definitions(crds []*CRD) []*apiextensionsv1.CustomResourceDefinition {
+	out := make([]*apiextensionsv1.CustomResourceDefinition, len(crds))
+	for i, c := range crds {
+		out[i] = c.CustomResourceDefinition
+	}
+	return out
+}

@@ -113,10 +113,7 @@ func (f *Factory) localServer(ctx context.Context, cat *catalog.Catalog, filenam
 	if err != nil {
 		return nil, err
 	}
-	plain := make([]*apiextensionsv1.CustomResourceDefinition, len(crds))
-	for i, c := range crds {
-		plain[i] = c.CustomResourceDefinition
-	}
+	plain := catalog.Definitions(crds)
 	if err := asCreated(plain, objs); err != nil {
 		return nil, err
 	}

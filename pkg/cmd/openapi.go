@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -93,11 +94,7 @@ func (o *OpenAPIOptions) allCRDs(ctx context.Context) ([]*apiextensionsv1.Custom
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*apiextensionsv1.CustomResourceDefinition, len(list))
-	for i, c := range list {
-		out[i] = c.CustomResourceDefinition
-	}
-	return out, nil
+	return catalog.Definitions(list), nil
 }
 
 func (o *OpenAPIOptions) runV3(ctx context.Context) error {

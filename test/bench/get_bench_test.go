@@ -44,17 +44,12 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if bin, err = harness.Build(repoRoot); err != nil {
+	var stop func()
+	if bin, testCluster, stop, err = harness.Start(repoRoot); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer bin.Remove()
-	if testCluster, err = cluster.Start(cluster.Options{}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer testCluster.Stop()
-	bin.Kubeconfig = testCluster.Kubeconfig
+	defer stop()
 	if _, err := testCluster.LoadCRDs(context.Background(), filepath.Join(repoRoot, "test/testdata/crds")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -49,18 +49,12 @@ func run(m *testing.M) int {
 		return m.Run()
 	}
 
-	if bin, err = harness.Build(repoRoot); err != nil {
+	var stop func()
+	if bin, testCluster, stop, err = harness.Start(repoRoot); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer bin.Remove()
-	testCluster, err = cluster.Start(cluster.Options{})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "starting the test cluster: %v\n", err)
-		return 1
-	}
-	defer testCluster.Stop()
-	bin.Kubeconfig = testCluster.Kubeconfig
+	defer stop()
 	start := time.Now()
 	if err := loadCorpus(context.Background()); err != nil {
 		fmt.Fprintf(os.Stderr, "loading the corpus: %v\n", err)

@@ -35,19 +35,12 @@ func run(m *testing.M) int {
 	crdDirs = []string{filepath.Join(repoRoot, "test/testdata/crds"), filepath.Join(repoRoot, "examples/crds")}
 	objectDir = filepath.Join(repoRoot, "test/testdata/objects")
 
-	if bin, err = harness.Build(repoRoot); err != nil {
+	var stop func()
+	if bin, testCluster, stop, err = harness.Start(repoRoot); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer bin.Remove()
-
-	testCluster, err = cluster.Start(cluster.Options{})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "starting the test cluster: %v\n", err)
-		return 1
-	}
-	defer testCluster.Stop()
-	bin.Kubeconfig = testCluster.Kubeconfig
+	defer stop()
 	if _, err := testCluster.LoadCRDs(context.Background(), crdDirs...); err != nil {
 		fmt.Fprintf(os.Stderr, "loading CRDs: %v\n", err)
 		return 1

@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/kubectl-crd/kubectl-crd/test/cluster"
 )
 
 // TestVersion is the version stamped into the plugin the tests build.
@@ -82,4 +84,18 @@ func (b *Bin) Run(t testing.TB, name string, env []string, args ...string) Resul
 		t.Fatalf("running %s %v: %v", name, args, err)
 	}
 	return r
+}
+
+// Start builds the binaries and starts a test cluster whose kubeconfig the
+// binaries use. stop undoes both.
+func Start(repoRoot string) (b *Bin, c *cluster.Cluster, stop func(), err error) {
+	if b, err = Build(repoRoot); err != nil {
+		return nil, nil, nil, err
+	}
+	if c, err = cluster.Start(cluster.Options{}); err != nil {
+		b.Remove()
+		return nil, nil, nil, fmt.Errorf("starting the test cluster: %w", err)
+	}
+	b.Kubeconfig = c.Kubeconfig
+	return b, c, func() { c.Stop(); b.Remove() }, nil
 }
