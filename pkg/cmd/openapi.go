@@ -55,7 +55,7 @@ CRDs without an argument). JSON output is the server's own bytes.`,
 		},
 	}
 	c.Flags().IntVar(&o.Version, "openapi-version", o.Version, "The OpenAPI version: 3 or 2.")
-	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json or yaml.")
+	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json, yaml, or jsonschema (one JSON Schema per kind and version, written to --output-dir).")
 	c.Flags().StringVar(&o.OutputDir, "output-dir", o.OutputDir, "Write each v3 document to DIR/apis/GROUP/VERSION.json (or .yaml) instead of stdout.")
 	return c
 }
@@ -65,10 +65,13 @@ func (o *OpenAPIOptions) Validate() error {
 	if o.Version != 2 && o.Version != 3 {
 		return fmt.Errorf("--openapi-version must be 3 or 2, not %d", o.Version)
 	}
-	if o.Output != "json" && o.Output != "yaml" {
-		return fmt.Errorf("--output must be json or yaml, not %q", o.Output)
+	if o.Output != "json" && o.Output != "yaml" && o.Output != "jsonschema" {
+		return fmt.Errorf("--output must be json, yaml or jsonschema, not %q", o.Output)
 	}
-	if o.OutputDir != "" && o.Version != 3 {
+	if o.Output == "jsonschema" && o.OutputDir == "" {
+		return fmt.Errorf("-o jsonschema writes one file per kind and version: it needs --output-dir")
+	}
+	if o.OutputDir != "" && o.Version != 3 && o.Output != "jsonschema" {
 		return fmt.Errorf("--output-dir writes v3 documents; it does not go with --openapi-version=2")
 	}
 	return nil
@@ -79,10 +82,47 @@ func (o *OpenAPIOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if o.Version == 2 {
+	switch {
+	case o.Output == "jsonschema":
+		return o.runJSONSchema(ctx)
+	case o.Version == 2:
 		return o.runV2(ctx)
 	}
 	return o.runV3(ctx)
+}
+
+// runJSONSchema writes DIR/KIND_VERSION.json and DIR/GROUP/KIND_VERSION.json
+// for every served version of the selected CRDs.
+func (o *OpenAPIOptions) runJSONSchema(ctx context.Context) error {
+	crds, err := o.selectedCRDs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, crd := range crds {
+		for _, v := range crd.Spec.Versions {
+			if !v.Served {
+				continue
+			}
+			schema, err := openapi.JSONSchema(crd, v.Name)
+			if err != nil {
+				return err
+			}
+			data, err := json.MarshalIndent(schema, "", "  ")
+			if err != nil {
+				return err
+			}
+			name := openapi.JSONSchemaFileName(crd, v.Name)
+			for _, path := range []string{filepath.Join(o.OutputDir, name), filepath.Join(o.OutputDir, crd.Spec.Group, name)} {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func (o *OpenAPIOptions) allCRDs(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
@@ -143,34 +183,9 @@ func (o *OpenAPIOptions) runV3(ctx context.Context) error {
 }
 
 func (o *OpenAPIOptions) runV2(ctx context.Context) error {
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	if len(o.Args) == 0 {
-		all, err := o.allCRDs(ctx)
-		if err != nil {
-			return err
-		}
-		crds = all
-	} else {
-		cat, err := o.f.Catalog()
-		if err != nil {
-			return err
-		}
-		seen := map[string]bool{}
-		for _, a := range o.Args {
-			res, err := cat.Resolve(ctx, a)
-			if err != nil {
-				return err
-			}
-			for _, r := range res {
-				if r.CRD == nil {
-					return fmt.Errorf("cannot read the CustomResourceDefinition of %q", a)
-				}
-				if !seen[r.CRD.Name] {
-					seen[r.CRD.Name] = true
-					crds = append(crds, r.CRD.CustomResourceDefinition)
-				}
-			}
-		}
+	crds, err := o.selectedCRDs(ctx)
+	if err != nil {
+		return err
 	}
 	doc, err := openapi.V2(crds)
 	if err != nil {
@@ -181,6 +196,35 @@ func (o *OpenAPIOptions) runV2(ctx context.Context) error {
 		return err
 	}
 	return o.write(o.f.Streams.Out, data)
+}
+
+// selectedCRDs are the CRDs of the TYPE arguments, or all CRDs.
+func (o *OpenAPIOptions) selectedCRDs(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	if len(o.Args) == 0 {
+		return o.allCRDs(ctx)
+	}
+	cat, err := o.f.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	seen := map[string]bool{}
+	for _, a := range o.Args {
+		res, err := cat.Resolve(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range res {
+			if r.CRD == nil {
+				return nil, fmt.Errorf("cannot read the CustomResourceDefinition of %q", a)
+			}
+			if !seen[r.CRD.Name] {
+				seen[r.CRD.Name] = true
+				crds = append(crds, r.CRD.CustomResourceDefinition)
+			}
+		}
+	}
+	return crds, nil
 }
 
 // encode gives JSON as the server writes it (json.Marshal), or YAML.

@@ -27,6 +27,9 @@ var (
 	bin         *harness.Bin
 	// projects maps each corpus project to the CRDs of it the server took.
 	projects = map[string][]*apiextensionsv1.CustomResourceDefinition{}
+	// accepted and refused are the example objects of those CRDs the
+	// server created and refused.
+	accepted, refused []manifest.Document
 )
 
 func TestMain(m *testing.M) {
@@ -112,7 +115,6 @@ func loadCorpus(ctx context.Context) error {
 			kinds[crd.Spec.Group+"/"+crd.Spec.Names.Kind] = true
 		}
 	}
-	created, refused := 0, 0
 	for project := range projects {
 		for _, sub := range []string{"examples", "invalid"} {
 			docs, err := readDir(filepath.Join(corpusDir, project, sub))
@@ -125,10 +127,10 @@ func loadCorpus(ctx context.Context) error {
 					continue
 				}
 				if err := testCluster.CreateObjects(ctx, obj); err != nil {
-					refused++
+					refused = append(refused, d)
 					continue
 				}
-				created++
+				accepted = append(accepted, d)
 			}
 		}
 	}
@@ -136,7 +138,7 @@ func loadCorpus(ctx context.Context) error {
 	for _, r := range rejected {
 		fmt.Fprintf(os.Stderr, "corpus: the server rejected %s\n", r)
 	}
-	fmt.Fprintf(os.Stderr, "corpus: %d CRDs, %d objects created, %d refused by the server\n", len(seen)-len(rejected), created, refused)
+	fmt.Fprintf(os.Stderr, "corpus: %d CRDs, %d objects created, %d refused by the server\n", len(seen)-len(rejected), len(accepted), len(refused))
 	return nil
 }
 

@@ -101,6 +101,21 @@ func TestOpenAPIOutputDir(t *testing.T) {
 			t.Errorf("no document for %s: %v", gv, err)
 		}
 	}
+	dir = t.TempDir()
+	r = bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, "openapi", "-o", "jsonschema", "--output-dir", dir, "crontabs", "--crds", crdDirs[1])
+	if r.Code != 0 {
+		t.Fatalf("-o jsonschema: exit %d: %s", r.Code, r.Stderr)
+	}
+	for _, f := range []string{"crontab_v1.json", "crontab_v1beta1.json", "stable.example.com/crontab_v1.json", "stable.example.com/crontab_v1beta1.json"} {
+		data, err := readFile(dir + "/" + f)
+		if err != nil || !strings.Contains(string(data), `"$schema"`) {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	r = bin.Run(t, "kubectl-crd", nil, "openapi", "-o", "jsonschema")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "needs --output-dir") {
+		t.Errorf("-o jsonschema without --output-dir: exit %d, %s", r.Code, r.Stderr)
+	}
 	r = bin.Run(t, "kubectl-crd", nil, "openapi", "nosuch.example.com/v1")
 	if r.Code != 1 || r.Stderr != "error: no CustomResourceDefinition serves nosuch.example.com/v1\n" {
 		t.Errorf("unknown group version: exit %d, %s", r.Code, r.Stderr)

@@ -1,0 +1,120 @@
+package openapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// JSONSchemaDraft is the JSON Schema dialect of the exported schemas.
+const JSONSchemaDraft = "http://json-schema.org/draft-07/schema#"
+
+// JSONSchema turns a CRD version's schema into a standalone JSON Schema for
+// editors and offline checkers (kubeconform, yaml-language-server): every
+// object the server would prune gets "additionalProperties": false, the
+// fields the server always keeps (apiVersion, kind, metadata at the root and
+// in embedded resources) are allowed, int-or-string becomes a choice of
+// integer or string, and nullable adds "null" to the type. Rules JSON
+// Schema cannot say (CEL, list types) are left to the server.
+func JSONSchema(crd *apiextensionsv1.CustomResourceDefinition, version string) (map[string]any, error) {
+	var v *apiextensionsv1.CustomResourceDefinitionVersion
+	for i := range crd.Spec.Versions {
+		if crd.Spec.Versions[i].Name == version {
+			v = &crd.Spec.Versions[i]
+		}
+	}
+	if v == nil || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+		return nil, fmt.Errorf("CustomResourceDefinition %s has no schema for version %q", crd.Name, version)
+	}
+	data, err := json.Marshal(v.Schema.OpenAPIV3Schema)
+	if err != nil {
+		return nil, err
+	}
+	var root map[string]any
+	if err := json.Unmarshal(data, &root); err != nil {
+		return nil, err
+	}
+	convert(root, true, crd.Spec.PreserveUnknownFields)
+	props := root["properties"].(map[string]any)
+	props["apiVersion"] = map[string]any{"type": "string", "enum": []any{crd.Spec.Group + "/" + version}}
+	props["kind"] = map[string]any{"type": "string", "enum": []any{crd.Spec.Names.Kind}}
+	root["$schema"] = JSONSchemaDraft
+	root["title"] = fmt.Sprintf("%s (%s/%s)", crd.Spec.Names.Kind, crd.Spec.Group, version)
+	return root, nil
+}
+
+// JSONSchemaFileName is the file name kubeconform and yaml-language-server
+// look for: lower-case kind, underscore, version.
+func JSONSchemaFileName(crd *apiextensionsv1.CustomResourceDefinition, version string) string {
+	return strings.ToLower(crd.Spec.Names.Kind) + "_" + version + ".json"
+}
+
+// convert rewrites one schema node and everything below it. resourceRoot
+// marks the root of a resource (the CRD's or an embedded one), where the
+// server keeps apiVersion, kind and metadata whatever the schema says.
+func convert(s map[string]any, resourceRoot, preserve bool) {
+	if b, _ := s["x-kubernetes-preserve-unknown-fields"].(bool); b {
+		preserve = true
+	}
+	embedded, _ := s["x-kubernetes-embedded-resource"].(bool)
+	resourceRoot = resourceRoot || embedded
+	isObject := s["type"] == "object"
+
+	if b, _ := s["x-kubernetes-int-or-string"].(bool); b {
+		delete(s, "type")
+		if _, ok := s["anyOf"]; !ok {
+			s["anyOf"] = []any{map[string]any{"type": "integer"}, map[string]any{"type": "string"}}
+		}
+	}
+	if b, _ := s["nullable"].(bool); b {
+		if t, ok := s["type"].(string); ok {
+			s["type"] = []any{t, "null"}
+		}
+	}
+	if resourceRoot {
+		props, _ := s["properties"].(map[string]any)
+		if props == nil {
+			props = map[string]any{}
+			s["properties"] = props
+		}
+		for _, k := range []string{"apiVersion", "kind"} {
+			if _, ok := props[k]; !ok {
+				props[k] = map[string]any{"type": "string"}
+			}
+		}
+		// The server validates metadata as ObjectMeta: its fields are never
+		// pruned, whatever the schema lists.
+		if _, ok := props["metadata"]; !ok {
+			props["metadata"] = map[string]any{"type": "object"}
+		}
+	}
+	if props, ok := s["properties"].(map[string]any); ok {
+		for k, p := range props {
+			if ps, ok := p.(map[string]any); ok {
+				convert(ps, false, resourceRoot && k == "metadata")
+			}
+		}
+	}
+	if items, ok := s["items"].(map[string]any); ok {
+		convert(items, false, false)
+	}
+	if ap, ok := s["additionalProperties"].(map[string]any); ok {
+		convert(ap, false, false)
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+		if list, ok := s[k].([]any); ok {
+			for _, x := range list {
+				if xs, ok := x.(map[string]any); ok {
+					convert(xs, false, true)
+				}
+			}
+		}
+	}
+	if isObject && !preserve {
+		if _, ok := s["additionalProperties"]; !ok {
+			s["additionalProperties"] = false
+		}
+	}
+}
