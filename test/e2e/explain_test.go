@@ -17,6 +17,8 @@ var explainCases = [][]string{
 	{"crontabs.spec.nosuch"}, {"crontabs", "--recursive", "--max-depth", "1"},
 	{"doohickeys.spec.size"}, {"samples"}, {"samples.spec"}, {"gizmos"},
 	{"widgets"}, {"widgets.zeta.example.com"}, {"nosuch"},
+	{"features"}, {"features.spec"}, {"features.spec", "--recursive"}, {"features.spec.rules"},
+	{"features.spec.port"}, {"features.spec.template"}, {"features.spec.labels"},
 }
 
 // TestExplainMatchesKubectl compares kubectl crd explain (the OpenAPI

@@ -39,6 +39,7 @@ var getCases = [][]string{
 	{"clusterthings", "-o", "wide"},
 	{"crontabs", "-o", "wide"},
 	{"gizmos"},
+	{"features", "-o", "wide"},
 	{"samples", "--chunk-size", "1", "-A"},
 	{"samples", "-o", "custom-columns=NAME:.metadata.name,COUNT:.spec.count", "-A"},
 	{"samples", "-o", "jsonpath={.items[*].spec.color}", "-A"},

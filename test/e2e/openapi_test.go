@@ -14,7 +14,7 @@ var groupVersions = []string{
 	"alpha.example.com/v1", "alpha.example.com/v1beta1", "alpha.example.com/v2alpha1",
 	"beta.example.com/v1beta2", "beta.example.com/v1alpha1", "gamma.example.com/v1",
 	"printing.example.com/v1", "printing.example.com/v1beta1", "stable.example.com/v1",
-	"stable.example.com/v1beta1", "zeta.example.com/v1",
+	"stable.example.com/v1beta1", "zeta.example.com/v1", "schema.example.com/v1",
 }
 
 func decodeJSON(t *testing.T, s string) any {
