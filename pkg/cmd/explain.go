@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	explainpkg "github.com/kubectl-crd/kubectl-crd/pkg/explain"
 	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -28,12 +29,19 @@ does, from the CRD's schema: the OpenAPI v3 document is built on the client
 (offline with --crds) with the API server's own builder.`,
 		Example: `  kubectl crd explain crontabs
   kubectl crd explain ct.spec --recursive
-  kubectl crd explain crontabs.spec.cronSpec --crds examples/crds`,
+  kubectl crd explain crontabs.spec.cronSpec --crds examples/crds
+
+  # Also the constraints kubectl explain hides: defaults, bounds, CEL rules...
+  kubectl crd explain crontabs.spec -o detailed
+
+  # A reference page for a docs site
+  kubectl crd explain crontabs -o markdown > crontab.md`,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runExplain(c.Context(), f, flags, args)
 		},
 	}
 	flags.AddFlags(c)
+	c.Flags().Lookup("output").Usage = "Format in which to render the schema: plaintext (kubectl's), detailed (plaintext and every field's constraints), or markdown (a reference page)."
 	return c
 }
 
@@ -41,24 +49,31 @@ func runExplain(ctx context.Context, f *Factory, flags *kubectlexplain.ExplainFl
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if flags.OutputFormat != "plaintext" {
-		return fmt.Errorf("--output %q is not supported; use plaintext", flags.OutputFormat)
+	format := flags.OutputFormat
+	switch format {
+	case "plaintext", "detailed", "markdown":
+	default:
+		return fmt.Errorf("--output %q is not supported: use plaintext, detailed or markdown", format)
 	}
 	getter, err := f.clientGetter(nil)
 	if err != nil {
 		return err
 	}
 	kf := cmdutil.NewFactory(getter)
-	var crd *apiextensionsv1.CustomResourceDefinition
+	var target explained
 	if len(args) == 1 {
-		if crd, err = f.explainedCRD(ctx, kf, flags.APIVersion, args[0]); err != nil {
+		if target, err = f.explainedCRD(ctx, kf, flags.APIVersion, args[0]); err != nil {
 			return err
 		}
 	}
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	if crd != nil {
-		crds = append(crds, crd)
+	if format == "markdown" {
+		return explainpkg.WriteMarkdown(f.Streams.Out, target.crd, target.gvr.Version, target.fields)
 	}
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	if target.crd != nil {
+		crds = append(crds, target.crd)
+	}
+	flags.OutputFormat = "plaintext"
 	o, err := flags.ToOptions(&explainFactory{Factory: kf, client: openapi.NewClient(crds)}, "kubectl crd", args)
 	if err != nil {
 		return err
@@ -66,44 +81,59 @@ func runExplain(ctx context.Context, f *Factory, flags *kubectlexplain.ExplainFl
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	return o.Run()
+	if err := o.Run(); err != nil || format != "detailed" {
+		return err
+	}
+	root, err := explainpkg.Schema(target.crd, target.gvr.Version)
+	if err != nil {
+		return err
+	}
+	return explainpkg.WriteConstraints(f.Streams.Out, root, target.fields, flags.Recursive)
+}
+
+// explained is what explain's argument names: a CRD, its resource and
+// version, and the field path in its schema.
+type explained struct {
+	crd    *apiextensionsv1.CustomResourceDefinition
+	gvr    schema.GroupVersionResource
+	fields []string
 }
 
 // explainedCRD finds the CRD of explain's argument: the resource part is
 // found as kubectl explain finds it, and the catalog fetches its CRD (and
 // warns about a deprecated version).
-func (f *Factory) explainedCRD(ctx context.Context, kf cmdutil.Factory, apiVersion, arg string) (*apiextensionsv1.CustomResourceDefinition, error) {
+func (f *Factory) explainedCRD(ctx context.Context, kf cmdutil.Factory, apiVersion, arg string) (explained, error) {
 	mapper, err := kf.ToRESTMapper()
 	if err != nil {
-		return nil, err
+		return explained{}, err
 	}
 	split := explain.SplitAndParseResourceRequestWithMatchingPrefix
 	if apiVersion != "" {
 		split = explain.SplitAndParseResourceRequest
 	}
-	gvr, _, err := split(arg, mapper)
+	gvr, fields, err := split(arg, mapper)
 	if err != nil {
-		return nil, err
+		return explained{}, err
 	}
 	if apiVersion != "" {
 		gv, err := schema.ParseGroupVersion(apiVersion)
 		if err != nil {
-			return nil, err
+			return explained{}, err
 		}
 		gvr.Group, gvr.Version = gv.Group, gv.Version
 	}
 	cat, err := f.Catalog()
 	if err != nil {
-		return nil, err
+		return explained{}, err
 	}
 	res, err := cat.Resolve(ctx, gvr.Resource+"."+gvr.Version+"."+gvr.Group)
 	if err != nil {
-		return nil, err
+		return explained{}, err
 	}
 	if len(res) != 1 || res[0].CRD == nil {
-		return nil, fmt.Errorf("cannot read the CustomResourceDefinition of %q", arg)
+		return explained{}, fmt.Errorf("cannot read the CustomResourceDefinition of %q", arg)
 	}
-	return res[0].CRD.CustomResourceDefinition, nil
+	return explained{crd: res[0].CRD.CustomResourceDefinition, gvr: gvr, fields: fields}, nil
 }
 
 // explainFactory is kubectl's factory with the OpenAPI v3 client replaced.

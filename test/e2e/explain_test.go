@@ -51,3 +51,29 @@ func TestExplainMatchesKubectl(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainDetailedAndMarkdown: -o detailed is kubectl's text followed by
+// the constraints; both it and -o markdown are the same offline.
+func TestExplainDetailedAndMarkdown(t *testing.T) {
+	for _, args := range [][]string{{"features.spec"}, {"features", "--recursive"}, {"crontabs.spec.replicas"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			plain := bin.Run(t, "kubectl", nil, append([]string{"explain"}, args...)...)
+			detailed := bin.Run(t, "kubectl-crd", nil, append([]string{"explain", "-o", "detailed"}, args...)...)
+			if detailed.Code != 0 || !strings.HasPrefix(detailed.Stdout, plain.Stdout) || !strings.Contains(detailed.Stdout[len(plain.Stdout):], "\nCONSTRAINTS:\n") {
+				t.Errorf("-o detailed (exit %d) is not kubectl's text and constraints:\n%s%s", detailed.Code, detailed.Stdout, detailed.Stderr)
+			}
+			for _, format := range []string{"detailed", "markdown"} {
+				args := append([]string{"explain", "-o", format}, args...)
+				online := bin.Run(t, "kubectl-crd", nil, args...)
+				offline := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, append(args, "--crds", crdDirs[0], "--crds", crdDirs[1])...)
+				if online.Code != 0 || offline.Stdout != online.Stdout {
+					t.Errorf("-o %s: offline differs from online (exit %d):\n%s\n%s", format, online.Code, offline.Stdout, online.Stdout)
+				}
+			}
+		})
+	}
+	r := bin.Run(t, "kubectl-crd", nil, "explain", "crontabs", "-o", "yaml")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "use plaintext, detailed or markdown") {
+		t.Errorf("-o yaml: exit %d, %s", r.Code, r.Stderr)
+	}
+}
