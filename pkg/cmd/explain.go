@@ -2,10 +2,12 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	explainpkg "github.com/kubectl-crd/kubectl-crd/pkg/explain"
 	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
+	openapiv2 "github.com/google/gnostic-models/openapiv2"
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -13,6 +15,7 @@ import (
 	kubectlexplain "k8s.io/kubectl/pkg/cmd/explain"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/explain"
+	kubectlopenapi "k8s.io/kubectl/pkg/util/openapi"
 )
 
 // NewCmdExplain makes kubectl crd explain: kubectl's own explain command,
@@ -41,7 +44,7 @@ does, from the CRD's schema: the OpenAPI v3 document is built on the client
 		},
 	}
 	flags.AddFlags(c)
-	c.Flags().Lookup("output").Usage = "Format in which to render the schema: plaintext (kubectl's), detailed (plaintext and every field's constraints), or markdown (a reference page)."
+	c.Flags().Lookup("output").Usage = "Format in which to render the schema: plaintext or plaintext-openapiv2 (kubectl's), detailed (plaintext and every field's constraints), or markdown (a reference page)."
 	return c
 }
 
@@ -51,9 +54,9 @@ func runExplain(ctx context.Context, f *Factory, flags *kubectlexplain.ExplainFl
 	}
 	format := flags.OutputFormat
 	switch format {
-	case "plaintext", "detailed", "markdown":
+	case "plaintext", "plaintext-openapiv2", "detailed", "markdown":
 	default:
-		return fmt.Errorf("--output %q is not supported: use plaintext, detailed or markdown", format)
+		return fmt.Errorf("--output %q is not supported: use plaintext, plaintext-openapiv2, detailed or markdown", format)
 	}
 	getter, err := f.clientGetter(nil)
 	if err != nil {
@@ -73,8 +76,10 @@ func runExplain(ctx context.Context, f *Factory, flags *kubectlexplain.ExplainFl
 	if target.crd != nil {
 		crds = append(crds, target.crd)
 	}
-	flags.OutputFormat = "plaintext"
-	o, err := flags.ToOptions(&explainFactory{Factory: kf, client: openapi.NewClient(crds)}, "kubectl crd", args)
+	if format == "detailed" {
+		flags.OutputFormat = "plaintext"
+	}
+	o, err := flags.ToOptions(&explainFactory{Factory: kf, crds: crds, client: openapi.NewClient(crds)}, "kubectl crd", args)
 	if err != nil {
 		return err
 	}
@@ -136,10 +141,29 @@ func (f *Factory) explainedCRD(ctx context.Context, kf cmdutil.Factory, apiVersi
 	return explained{crd: res[0].CRD.CustomResourceDefinition, gvr: gvr, fields: fields}, nil
 }
 
-// explainFactory is kubectl's factory with the OpenAPI v3 client replaced.
+// explainFactory is kubectl's factory with the OpenAPI documents replaced
+// by those built on the client.
 type explainFactory struct {
 	cmdutil.Factory
+	crds   []*apiextensionsv1.CustomResourceDefinition
 	client openapiclient.Client
 }
 
 func (f *explainFactory) OpenAPIV3Client() (openapiclient.Client, error) { return f.client, nil }
+
+// OpenAPISchema serves -o plaintext-openapiv2 from the v2 document.
+func (f *explainFactory) OpenAPISchema() (kubectlopenapi.Resources, error) {
+	doc, err := openapi.V2(f.crds)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	parsed, err := openapiv2.ParseDocument(data)
+	if err != nil {
+		return nil, err
+	}
+	return kubectlopenapi.NewOpenAPIData(parsed)
+}

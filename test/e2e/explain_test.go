@@ -19,6 +19,7 @@ var explainCases = [][]string{
 	{"widgets"}, {"widgets.zeta.example.com"}, {"nosuch"},
 	{"features"}, {"features.spec"}, {"features.spec", "--recursive"}, {"features.spec.rules"},
 	{"features.spec.port"}, {"features.spec.template"}, {"features.spec.labels"},
+	{"crontabs.spec", "-o", "plaintext-openapiv2"}, {"features", "--recursive", "-o", "plaintext-openapiv2"},
 }
 
 // TestExplainMatchesKubectl compares kubectl crd explain (the OpenAPI
@@ -73,7 +74,7 @@ func TestExplainDetailedAndMarkdown(t *testing.T) {
 		})
 	}
 	r := bin.Run(t, "kubectl-crd", nil, "explain", "crontabs", "-o", "yaml")
-	if r.Code != 1 || !strings.Contains(r.Stderr, "use plaintext, detailed or markdown") {
+	if r.Code != 1 || !strings.Contains(r.Stderr, "use plaintext, plaintext-openapiv2, detailed or markdown") {
 		t.Errorf("-o yaml: exit %d, %s", r.Code, r.Stderr)
 	}
 }
