@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	openapiv2 "github.com/google/gnostic-models/openapiv2"
 	explainpkg "github.com/kubectl-crd/kubectl-crd/pkg/explain"
 	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
-	openapiv2 "github.com/google/gnostic-models/openapiv2"
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
