@@ -1,0 +1,157 @@
+package validate
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/storage/names"
+)
+
+// Validator checks objects of one CRD version as the server checks them on
+// create, with the server's own strategy (schema, metadata, embedded
+// resources, list types, CEL rules), built once and used for every object.
+type Validator struct {
+	crd        *apiextensionsv1.CustomResourceDefinition
+	gvk        schema.GroupVersionKind
+	structural *structuralschema.Structural
+	strategy   rest.RESTCreateStrategy
+}
+
+// NewValidator builds the validator of a CRD version.
+func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string) (*Validator, error) {
+	internal := &apiextensions.CustomResourceDefinition{}
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(crd, internal, nil); err != nil {
+		return nil, err
+	}
+	val, err := apiextensions.GetSchemaForVersion(internal, version)
+	if err != nil {
+		return nil, err
+	}
+	var props *apiextensions.JSONSchemaProps
+	if val != nil {
+		props = val.OpenAPIV3Schema
+	}
+	schemaValidator, _, err := apiservervalidation.NewSchemaValidator(props)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Structural(crd, version)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := apiextensions.GetSubresourcesForVersion(internal, version)
+	if err != nil {
+		return nil, err
+	}
+	var status *apiextensions.CustomResourceSubresourceStatus
+	var scale *apiextensions.CustomResourceSubresourceScale
+	var statusValidator apiservervalidation.SchemaValidator
+	if sub != nil {
+		status, scale = sub.Status, sub.Scale
+		if status != nil && props != nil {
+			if st, ok := props.Properties["status"]; ok {
+				if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&st); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	var selectable []apiextensionsv1.SelectableField
+	for _, v := range crd.Spec.Versions {
+		if v.Name == version {
+			selectable = v.SelectableFields
+		}
+	}
+	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Spec.Names.Kind}
+	strategy := customresource.NewStrategy(typer{}, crd.Spec.Scope == apiextensionsv1.NamespaceScoped, gvk,
+		schemaValidator, statusValidator, s, status, scale, selectable)
+	return &Validator{crd: crd, gvk: gvk, structural: s, strategy: strategy}, nil
+}
+
+// Result is what the server would say of one object on create.
+type Result struct {
+	// Unknown are the paths of fields the server would drop (strict field
+	// validation rejects them).
+	Unknown []string
+	// Err is the server's error: usually an Invalid StatusError whose
+	// causes are the field errors; nil when the object is valid.
+	Err error
+}
+
+// Create checks obj (not changed) as the server checks a create in
+// namespace (for namespaced kinds; "" uses the object's own, else
+// "default").
+func (v *Validator) Create(ctx context.Context, obj map[string]any, namespace string) Result {
+	u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
+	var res Result
+	if v.structural != nil && !v.crd.Spec.PreserveUnknownFields {
+		res.Unknown = structuralpruning.PruneWithOptions(u.Object, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
+	}
+	if v.structural != nil {
+		structuraldefaulting.Default(u.Object, v.structural)
+	}
+	if v.strategy.NamespaceScoped() {
+		if namespace == "" {
+			namespace = u.GetNamespace()
+		}
+		if namespace == "" {
+			namespace = "default"
+		}
+	}
+	ctx = genericapirequest.WithNamespace(ctx, namespace)
+	if u.GetName() == "" && u.GetGenerateName() != "" {
+		u.SetName(names.SimpleNameGenerator.GenerateName(u.GetGenerateName()))
+	}
+	rest.FillObjectMetaSystemFields(u)
+	res.Err = rest.BeforeCreate(v.strategy, ctx, u)
+	return res
+}
+
+// Causes returns the field errors of a result's error, as the server lists
+// them in its Status.
+func (r Result) Causes() []FieldError {
+	var out []FieldError
+	if se, ok := r.Err.(*apierrors.StatusError); ok && se.ErrStatus.Details != nil {
+		for _, c := range se.ErrStatus.Details.Causes {
+			out = append(out, FieldError{Field: c.Field, Type: string(c.Type), Message: c.Message})
+		}
+	} else if r.Err != nil {
+		out = append(out, FieldError{Type: string(field.ErrorTypeInternal), Message: r.Err.Error()})
+	}
+	return out
+}
+
+// FieldError is one problem with one field.
+type FieldError struct {
+	Field   string `json:"field"`
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// typer types unstructured objects by their apiVersion and kind.
+type typer struct{}
+
+func (typer) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, error) {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Empty() {
+		return nil, false, fmt.Errorf("object has no apiVersion or kind")
+	}
+	return []schema.GroupVersionKind{gvk}, false, nil
+}
+
+func (typer) Recognizes(schema.GroupVersionKind) bool { return true }
