@@ -111,3 +111,24 @@ func TestEmptyInput(t *testing.T) {
 		}
 	}
 }
+
+func TestPosition(t *testing.T) {
+	in := "apiVersion: v1\nkind: X\nmetadata:\n  labels:\n    app: web\nspec:\n  ports:\n  - name: a\n  - {name: b, port: 80}\n"
+	docs, err := Read("f", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string][2]int{
+		"spec.ports[1].port":   {9, 15},
+		"spec.ports[1]":        {9, 5},
+		"spec.ports[0].name":   {8, 5},
+		"metadata.labels[app]": {5, 5},
+		"spec.ports[7].name":   {7, 3},
+		"spec.nothing":         {6, 1},
+		"":                     {1, 1},
+	} {
+		if l, c := docs[0].Position(path); l != want[0] || c != want[1] {
+			t.Errorf("%q at %d:%d, want %d:%d", path, l, c, want[0], want[1])
+		}
+	}
+}

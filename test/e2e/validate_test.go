@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -126,4 +127,56 @@ func serverCauses(err error) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestValidateCommand checks the command's text report (file, line,
+// column, field, the server's message), JSON report, CRDs from the input,
+// online against offline, and exit codes.
+func TestValidateCommand(t *testing.T) {
+	invalid := filepath.Join(repoRoot, "examples/objects/invalid/crontabs.yaml")
+	offline := []string{"KUBECONFIG="}
+	r := bin.Run(t, "kubectl-crd", offline, "validate", "-f", invalid, "--crds", crdDirs[1])
+	want := []string{
+		invalid + `:7:3: spec.cronSpec: Invalid value: "every night": spec.cronSpec in body should match '^(\d+|\*)(/\d+)?(\s+(\d+|\*)(/\d+)?){4}$'`,
+		invalid + `:14:3: spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10`,
+		invalid + `:22:3: spec.replicas: Invalid value: replicas must be at least minReplicas`,
+		invalid + `:28:1: spec: Invalid value: replicas must not exceed maxReplicas`,
+		invalid + `:38:3: spec.schedule: unknown field "spec.schedule"`,
+		`0 valid, 5 invalid, 0 skipped, 0 errors`,
+	}
+	if r.Code != 1 || r.Stdout != strings.Join(want, "\n")+"\n" {
+		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s", r.Code, r.Stdout, strings.Join(want, "\n"))
+	}
+	online := bin.Run(t, "kubectl-crd", nil, "validate", "-f", invalid)
+	if online.Stdout != r.Stdout || online.Code != 1 {
+		t.Errorf("online (exit %d) differs from offline:\n%s", online.Code, online.Stdout)
+	}
+
+	// CRDs in the input, JSON output, warnings for unknown fields.
+	both := bin.Run(t, "kubectl-crd", offline, "validate", "-f", crdDirs[1], "-f", filepath.Join(repoRoot, "examples/objects"), "-R", "-o", "json", "--validate", "warn")
+	var report validate.Report
+	if err := json.Unmarshal([]byte(both.Stdout), &report); err != nil {
+		t.Fatalf("-o json: %v\n%s", err, both.Stdout)
+	}
+	if both.Code != 1 || report.Summary != (validate.Summary{Valid: 4, Invalid: 4}) {
+		t.Errorf("exit %d, summary %+v", both.Code, report.Summary)
+	}
+	for _, res := range report.Results {
+		if res.Name == "unknown-field" && (res.Status != "valid" || len(res.Warnings) != 1 || res.Warnings[0].Type != "FieldValueUnknown" || res.Warnings[0].Line != 38) {
+			t.Errorf("unknown field with --validate=warn: %+v", res)
+		}
+	}
+
+	valid := bin.Run(t, "kubectl-crd", offline, "validate", "-f", filepath.Join(repoRoot, "examples/objects/valid"), "--crds", crdDirs[1])
+	if valid.Code != 0 || !strings.HasSuffix(valid.Stdout, "3 valid, 0 invalid, 0 skipped, 0 errors\n") {
+		t.Errorf("valid objects: exit %d\n%s%s", valid.Code, valid.Stdout, valid.Stderr)
+	}
+	bad := bin.Run(t, "kubectl-crd", offline, "validate", "-f", filepath.Join(repoRoot, "test/testdata/bad/malformed.yaml"), "--crds", crdDirs[1])
+	if bad.Code != 2 || !strings.Contains(bad.Stderr, "malformed.yaml:7: invalid YAML") {
+		t.Errorf("unreadable input: exit %d, %s", bad.Code, bad.Stderr)
+	}
+	skipped := bin.Run(t, "kubectl-crd", offline, "validate", "-f", filepath.Join(repoRoot, "test/testdata/crds/doohickeys.gamma.v1beta1.yaml"), "--crds", crdDirs[1])
+	if skipped.Code != 0 || !strings.Contains(skipped.Stdout, "ConfigMap/not-a-crd: skipped: no CustomResourceDefinition for ConfigMap") {
+		t.Errorf("an object of a kind without CRD: exit %d\n%s", skipped.Code, skipped.Stdout)
+	}
 }
