@@ -51,9 +51,7 @@ func looksLikeJSON(data []byte) bool {
 func readYAML(name string, data []byte) ([]Document, error) {
 	var docs []Document
 	for _, c := range splitYAML(data) {
-		// Leading newlines make the parsers count lines as in the file.
-		text := append(bytes.Repeat([]byte{'\n'}, c.line-1), c.text...)
-		doc, err := decodeYAML(name, text)
+		doc, err := decodeYAML(name, c.text, c.line-1)
 		if err != nil {
 			return nil, err
 		}
@@ -98,12 +96,14 @@ func isSeparator(line []byte) bool {
 	return len(rest) == 0 || rest[0] == '#'
 }
 
-// decodeYAML decodes one YAML document; it returns nil for an empty one.
-func decodeYAML(name string, text []byte) (*Document, error) {
+// decodeYAML decodes one YAML document that starts after offset lines of
+// the file; it returns nil for an empty one.
+func decodeYAML(name string, text []byte, offset int) (*Document, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(text, &root); err != nil {
-		return nil, yamlError(name, err)
+		return nil, shiftLine(yamlError(name, err), offset)
 	}
+	shiftLines(&root, offset)
 	if root.Kind == 0 || len(root.Content) == 0 {
 		return nil, nil
 	}
@@ -116,9 +116,28 @@ func decodeYAML(name string, text []byte) (*Document, error) {
 	}
 	js, err := sigsyaml.YAMLToJSON(text)
 	if err != nil {
-		return nil, yamlError(name, err)
+		return nil, shiftLine(yamlError(name, err), offset)
 	}
 	return &Document{File: name, Line: node.Line, Column: node.Column, JSON: js, Node: node}, nil
+}
+
+// shiftLines moves every node of a document parsed on its own down by
+// offset lines, to its place in the file.
+func shiftLines(n *yaml.Node, offset int) {
+	if offset == 0 {
+		return
+	}
+	n.Line += offset
+	for _, c := range n.Content {
+		shiftLines(c, offset)
+	}
+}
+
+func shiftLine(err error, offset int) error {
+	if e, ok := err.(*Error); ok && e.Line > 0 {
+		e.Line += offset
+	}
+	return err
 }
 
 // readJSON decodes a stream of JSON values. Positions come from parsing each
@@ -139,8 +158,9 @@ func readJSON(name string, data []byte) ([]Document, error) {
 		}
 		end := dec.InputOffset()
 		doc := Document{File: name, JSON: raw}
-		doc.Line, doc.Column = lineColumn(data, int(prev)+leadingSpace(data[prev:end]))
-		if node, err := positionNode(data, int(prev), int(end)); err == nil && node != nil {
+		start := int(prev) + leadingSpace(data[prev:end])
+		doc.Line, doc.Column = lineColumn(data, start)
+		if node, err := positionNode(data[start:end], doc.Line, doc.Column); err == nil && node != nil {
 			if err := checkNode(name, node); err != nil {
 				return nil, err
 			}
@@ -157,20 +177,27 @@ func leadingSpace(b []byte) int {
 	return len(b) - len(bytes.TrimLeft(b, " \t\r\n"))
 }
 
-// positionNode parses data[start:end] as YAML with every other byte blanked
-// (newlines kept), so that node positions are absolute.
-func positionNode(data []byte, start, end int) (*yaml.Node, error) {
-	masked := bytes.Clone(data[:end])
-	for i := 0; i < start; i++ {
-		if masked[i] != '\n' {
-			masked[i] = ' '
-		}
-	}
+// positionNode parses one JSON value as YAML (JSON is YAML) for the
+// positions of its nodes, moved to where the value starts in the file.
+func positionNode(value []byte, line, column int) (*yaml.Node, error) {
 	var root yaml.Node
-	if err := yaml.Unmarshal(masked, &root); err != nil || len(root.Content) == 0 {
+	if err := yaml.Unmarshal(value, &root); err != nil || len(root.Content) == 0 {
 		return nil, err
 	}
+	shiftPositions(root.Content[0], line-1, column-1)
 	return root.Content[0], nil
+}
+
+// shiftPositions moves nodes down by lines, and those on the first line
+// right by columns.
+func shiftPositions(n *yaml.Node, lines, columns int) {
+	if n.Line == 1 {
+		n.Column += columns
+	}
+	n.Line += lines
+	for _, c := range n.Content {
+		shiftPositions(c, lines, columns)
+	}
 }
 
 func lineColumn(data []byte, offset int) (int, int) {
