@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
@@ -107,7 +108,7 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 		switch {
 		case err == nil && len(res) == 1 && res[0].CRD != nil:
 			return res[0].CRD.CustomResourceDefinition, nil
-		case err == nil, apierrors.IsNotFound(err), isUnknown(err, &unknown):
+		case err == nil, apierrors.IsNotFound(err), errors.As(err, &unknown):
 			return nil, nil
 		}
 		return nil, err
@@ -124,10 +125,4 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 		return &ExitError{Code: 1}
 	}
 	return nil
-}
-
-func isUnknown(err error, target **catalog.UnknownTypeError) bool {
-	u, ok := err.(*catalog.UnknownTypeError)
-	*target = u
-	return ok
 }

@@ -37,18 +37,19 @@ func Structural(crd *apiextensionsv1.CustomResourceDefinition, version string) (
 }
 
 // PruneAndDefault does to a new object what the server does before it
-// validates it: drops the fields the schema does not know, drops nulls
-// where the schema forbids them, and applies defaults. s may be nil (no
-// schema: nothing to do).
-func PruneAndDefault(obj map[string]any, s *structuralschema.Structural, preserveUnknownFields bool) {
+// validates it: drops the fields the schema does not know (and returns
+// their paths), drops nulls where the schema forbids them, and applies
+// defaults. s may be nil (no schema: nothing to do).
+func PruneAndDefault(obj map[string]any, s *structuralschema.Structural, preserveUnknownFields bool) (unknown []string) {
 	if s == nil {
-		return
+		return nil
 	}
 	if !preserveUnknownFields {
-		structuralpruning.Prune(obj, s, true)
+		unknown = structuralpruning.PruneWithOptions(obj, s, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s)
 	}
 	structuraldefaulting.Default(obj, s)
+	return unknown
 }
 
 // AsCreated changes obj into what the server would store on create:

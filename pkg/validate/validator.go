@@ -7,8 +7,6 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
-	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
-	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -97,14 +95,7 @@ type Result struct {
 // "default").
 func (v *Validator) Create(ctx context.Context, obj map[string]any, namespace string) Result {
 	u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
-	var res Result
-	if v.structural != nil && !v.crd.Spec.PreserveUnknownFields {
-		res.Unknown = structuralpruning.PruneWithOptions(u.Object, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
-		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
-	}
-	if v.structural != nil {
-		structuraldefaulting.Default(u.Object, v.structural)
-	}
+	res := Result{Unknown: PruneAndDefault(u.Object, v.structural, v.crd.Spec.PreserveUnknownFields)}
 	if v.strategy.NamespaceScoped() {
 		if namespace == "" {
 			namespace = u.GetNamespace()

@@ -111,7 +111,7 @@ func FirstDifference(path string, a, b any) string {
 
 // Subset returns the entries of server's map at key (paths or
 // definitions) that ours has, for comparing our part of /openapi/v2.
-func Subset(ours, server any, key string) (any, any) {
+func Subset(ours, server any, key string) any {
 	o, _ := ours.(map[string]any)[key].(map[string]any)
 	s, _ := server.(map[string]any)[key].(map[string]any)
 	sub := map[string]any{}
@@ -120,5 +120,5 @@ func Subset(ours, server any, key string) (any, any) {
 			sub[k] = v
 		}
 	}
-	return o, sub
+	return sub
 }
