@@ -1,7 +1,8 @@
 VERSION ?= dev
+DIST ?= dist
 LDFLAGS := -X github.com/kubectl-crd/kubectl-crd/pkg/cmd.Version=$(VERSION)
 
-.PHONY: build test devcluster
+.PHONY: build test devcluster dist
 
 build:
 	go build -trimpath -ldflags "$(LDFLAGS)" -o bin/kubectl-crd ./cmd/kubectl-crd
@@ -11,3 +12,8 @@ test:
 
 devcluster:
 	go run ./test/devcluster
+
+# make dist VERSION=vX.Y.Z: release archives, checksums.txt and the krew
+# manifest (crd.yaml) in $(DIST).
+dist:
+	go run ./hack/dist -version $(VERSION) -out $(DIST)

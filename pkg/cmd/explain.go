@@ -42,6 +42,7 @@ does, from the CRD's schema: the OpenAPI v3 document is built on the client
 		RunE: func(c *cobra.Command, args []string) error {
 			return runExplain(c.Context(), f, flags, args)
 		},
+		ValidArgsFunction: completeTypes(f),
 	}
 	flags.AddFlags(c)
 	c.Flags().Lookup("output").Usage = "Format in which to render the schema: plaintext or plaintext-openapiv2 (kubectl's), detailed (plaintext and every field's constraints), or markdown (a reference page)."

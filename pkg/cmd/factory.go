@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/spf13/pflag"
@@ -92,7 +93,9 @@ func (f *Factory) Catalog() (*catalog.Catalog, error) {
 	}
 	var src catalog.Source
 	if f.Offline() {
-		files, err := catalog.ReadFiles(f.CRDPaths, f.Streams.In)
+		// A path given twice is read once (shell completion parses
+		// the flags twice, too).
+		files, err := catalog.ReadFiles(uniquePaths(f.CRDPaths), f.Streams.In)
 		if err != nil {
 			return nil, err
 		}
@@ -130,4 +133,16 @@ func (f *Factory) HandleWarningHeader(code int, _ string, message string) {
 	if code == 299 && message != "" {
 		f.Warn(message)
 	}
+}
+
+func uniquePaths(paths []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		if c := filepath.Clean(p); !seen[c] {
+			seen[c] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }

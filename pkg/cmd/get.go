@@ -36,6 +36,7 @@ to print: a preview of a CRD's columns without a cluster.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runGet(c.Context(), f, o, c, args)
 		},
+		ValidArgsFunction: completeTypeAndName(f),
 	}
 	o.PrintFlags.AddFlags(c)
 	flags := c.Flags()

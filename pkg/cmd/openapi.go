@@ -53,6 +53,7 @@ CRDs without an argument). JSON output is the server's own bytes.`,
 			}
 			return o.Run(c.Context())
 		},
+		ValidArgsFunction: completeGroupVersions(f),
 	}
 	c.Flags().IntVar(&o.Version, "openapi-version", o.Version, "The OpenAPI version: 3 or 2.")
 	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json, yaml, or jsonschema (one JSON Schema per kind and version, written to --output-dir).")

@@ -57,7 +57,10 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		NewCmdValidate(f),
 		NewCmdOpenAPI(f),
 		NewCmdVersion(f),
+		NewCmdCompletion(f),
 	)
+	root.CompletionOptions.DisableDefaultCmd = true
+	registerFlagCompletions(root, f)
 	return root
 }
 

@@ -21,6 +21,9 @@ type Document struct {
 	// Node is the object's YAML node, with absolute positions; it may be nil
 	// when the input could be decoded but not positioned.
 	Node *yaml.Node
+	// Err is set (and JSON and Node are not) when this document could not
+	// be decoded: see ReadPathsLenient.
+	Err *Error
 }
 
 // TypeMeta is the apiVersion and kind of a document.

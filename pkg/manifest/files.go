@@ -16,6 +16,14 @@ var Extensions = []string{".json", ".yaml", ".yml"}
 // for files with one of Extensions (recursively when recursive is set), any
 // other path is read as a file.
 func ReadPaths(paths []string, recursive bool, stdin io.Reader) ([]Document, error) {
+	return strict(ReadPathsLenient(paths, recursive, stdin))
+}
+
+// ReadPathsLenient reads as ReadPaths does, except that a document that
+// cannot be decoded (malformed YAML or JSON, a duplicate key, a scalar) is
+// returned as a Document with Err set, and reading goes on. Paths that
+// cannot be read are still errors.
+func ReadPathsLenient(paths []string, recursive bool, stdin io.Reader) ([]Document, error) {
 	var docs []Document
 	for _, p := range paths {
 		more, err := readPath(p, recursive, stdin)
@@ -29,14 +37,14 @@ func ReadPaths(paths []string, recursive bool, stdin io.Reader) ([]Document, err
 
 func readPath(path string, recursive bool, stdin io.Reader) ([]Document, error) {
 	if path == "-" {
-		return ReadAll("-", stdin)
+		return readAllLenient("-", stdin)
 	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, &Error{File: path, Msg: describeFSError(err)}
 	}
 	if !info.IsDir() {
-		return ReadFile(path)
+		return readFileLenient(path)
 	}
 	var docs []Document
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
@@ -52,7 +60,7 @@ func readPath(path string, recursive bool, stdin io.Reader) ([]Document, error) 
 		if !hasExtension(p) {
 			return nil
 		}
-		more, err := ReadFile(p)
+		more, err := readFileLenient(p)
 		docs = append(docs, more...)
 		return err
 	})
@@ -61,11 +69,15 @@ func readPath(path string, recursive bool, stdin io.Reader) ([]Document, error) 
 
 // ReadFile reads one file.
 func ReadFile(path string) ([]Document, error) {
+	return strict(readFileLenient(path))
+}
+
+func readFileLenient(path string) ([]Document, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &Error{File: path, Msg: describeFSError(err)}
 	}
-	return Read(path, data)
+	return readLenient(path, data), nil
 }
 
 func hasExtension(p string) bool {

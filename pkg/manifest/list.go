@@ -10,10 +10,10 @@ import (
 
 // expandLists replaces every List document (kind "List" or "*List" with an
 // items array) by its items, as kubectl does.
-func expandLists(docs []Document) ([]Document, error) {
+func expandLists(docs []Document) []Document {
 	var out []Document
 	for _, d := range docs {
-		if !strings.HasSuffix(d.TypeMeta().Kind, "List") {
+		if d.Err != nil || !strings.HasSuffix(d.TypeMeta().Kind, "List") {
 			out = append(out, d)
 			continue
 		}
@@ -31,22 +31,20 @@ func expandLists(docs []Document) ([]Document, error) {
 				n := itemNodes.Content[i]
 				item.Node, item.Line, item.Column = n, n.Line, n.Column
 				if n.Kind != yaml.MappingNode {
-					return nil, &Error{File: d.File, Line: n.Line, Column: n.Column,
-						Msg: fmt.Sprintf("items[%d]: expected an object, found %s", i, describe(n))}
+					out = append(out, failed(&Error{File: d.File, Line: n.Line, Column: n.Column,
+						Msg: fmt.Sprintf("items[%d]: expected an object, found %s", i, describe(n))}))
+					continue
 				}
 			}
 			if len(raw) == 0 || raw[0] != '{' {
-				return nil, &Error{File: d.File, Line: item.Line, Column: item.Column,
-					Msg: fmt.Sprintf("items[%d]: expected an object", i)}
+				out = append(out, failed(&Error{File: d.File, Line: item.Line, Column: item.Column,
+					Msg: fmt.Sprintf("items[%d]: expected an object", i)}))
+				continue
 			}
-			more, err := expandLists([]Document{item})
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, more...)
+			out = append(out, expandLists([]Document{item})...)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // childNode returns the value of key in a mapping node, or nil.

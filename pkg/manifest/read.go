@@ -19,26 +19,78 @@ import (
 // expanded into their items. Empty documents are skipped. name is used in
 // positions and errors.
 func Read(name string, data []byte) ([]Document, error) {
+	return strict(readLenient(name, data), nil)
+}
+
+// ReadLenient decodes data as Read does, but keeps documents that cannot be
+// decoded, with Err set (see ReadPathsLenient).
+func ReadLenient(name string, data []byte) []Document { return readLenient(name, data) }
+
+// readLenient decodes data as Read does, but a document that cannot be
+// decoded becomes a Document with Err set and the documents after it are
+// still read (in a JSON stream, nothing after a syntax error can be).
+func readLenient(name string, data []byte) []Document {
 	var docs []Document
-	var err error
 	if looksLikeJSON(data) {
-		docs, err = readJSON(name, data)
+		docs = readJSON(name, data)
+		if flowYAML(name, docs) {
+			docs = readYAML(name, data)
+		}
 	} else {
-		docs, err = readYAML(name, data)
-	}
-	if err != nil {
-		return nil, err
+		docs = readYAML(name, data)
 	}
 	return expandLists(docs)
 }
 
+// flowYAML tells whether what failed to read as JSON is flow-style YAML
+// ("{apiVersion: v1, ...}"): a key without quotes in a file not named
+// .json. (Other JSON errors stay errors: read as YAML, broken JSON can
+// mean something else.)
+func flowYAML(name string, docs []Document) bool {
+	if strings.HasSuffix(strings.ToLower(name), ".json") {
+		return false
+	}
+	for _, d := range docs {
+		if d.Err != nil {
+			return strings.Contains(d.Err.Msg, "looking for beginning of object key string")
+		}
+	}
+	return false
+}
+
+// strict returns the first document's error as the error, or docs.
+func strict(docs []Document, err error) ([]Document, error) {
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range docs {
+		if d.Err != nil {
+			return nil, d.Err
+		}
+	}
+	return docs, nil
+}
+
+// failed is a document that could not be decoded.
+func failed(err error) Document {
+	e, ok := err.(*Error)
+	if !ok {
+		e = &Error{Msg: err.Error()}
+	}
+	return Document{File: e.File, Line: e.Line, Column: e.Column, Err: e}
+}
+
 // ReadAll reads r to the end and decodes it as Read does.
 func ReadAll(name string, r io.Reader) ([]Document, error) {
+	return strict(readAllLenient(name, r))
+}
+
+func readAllLenient(name string, r io.Reader) ([]Document, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, &Error{File: name, Msg: err.Error()}
 	}
-	return Read(name, data)
+	return readLenient(name, data), nil
 }
 
 func looksLikeJSON(data []byte) bool {
@@ -48,18 +100,21 @@ func looksLikeJSON(data []byte) bool {
 
 // readYAML splits a YAML stream at its document separators and decodes each
 // document on its own, so that an error in one names its own line.
-func readYAML(name string, data []byte) ([]Document, error) {
+func readYAML(name string, data []byte) []Document {
 	var docs []Document
 	for _, c := range splitYAML(data) {
 		doc, err := decodeYAML(name, c.text, c.line-1)
 		if err != nil {
-			return nil, err
-		}
-		if doc != nil {
+			f := failed(err)
+			if f.Line == 0 {
+				f.Line = c.line
+			}
+			docs = append(docs, f)
+		} else if doc != nil {
 			docs = append(docs, *doc)
 		}
 	}
-	return docs, nil
+	return docs
 }
 
 type chunk struct {
@@ -143,7 +198,7 @@ func shiftLine(err error, offset int) error {
 // readJSON decodes a stream of JSON values. Positions come from parsing each
 // value as YAML in place (everything else blanked out), so that lines and
 // columns are those of the file.
-func readJSON(name string, data []byte) ([]Document, error) {
+func readJSON(name string, data []byte) []Document {
 	var docs []Document
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var prev int64
@@ -151,10 +206,10 @@ func readJSON(name string, data []byte) ([]Document, error) {
 		var raw json.RawMessage
 		err := dec.Decode(&raw)
 		if errors.Is(err, io.EOF) {
-			return docs, nil
+			return docs
 		}
 		if err != nil {
-			return nil, jsonError(name, data, dec.InputOffset(), err)
+			return append(docs, failed(jsonError(name, data, dec.InputOffset(), err)))
 		}
 		end := dec.InputOffset()
 		doc := Document{File: name, JSON: raw}
@@ -162,7 +217,9 @@ func readJSON(name string, data []byte) ([]Document, error) {
 		doc.Line, doc.Column = lineColumn(data, start)
 		if node, err := positionNode(data[start:end], doc.Line, doc.Column); err == nil && node != nil {
 			if err := checkNode(name, node); err != nil {
-				return nil, err
+				docs = append(docs, failed(err))
+				prev = end
+				continue
 			}
 			doc.Node = node
 		}

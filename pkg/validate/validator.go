@@ -17,6 +17,9 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage/names"
+	"k8s.io/klog/v2"
+
+	"github.com/go-logr/logr"
 )
 
 // Validator checks objects of one CRD version as the server checks them on
@@ -26,7 +29,14 @@ type Validator struct {
 	crd        *apiextensionsv1.CustomResourceDefinition
 	gvk        schema.GroupVersionKind
 	structural *structuralschema.Structural
-	strategy   rest.RESTCreateStrategy
+	strategy   strategy
+}
+
+// strategy is what the server's custom resource strategy is to creates
+// and updates.
+type strategy interface {
+	rest.RESTCreateStrategy
+	rest.RESTUpdateStrategy
 }
 
 // NewValidator builds the validator of a CRD version.
@@ -88,28 +98,59 @@ type Result struct {
 	// Err is the server's error: usually an Invalid StatusError whose
 	// causes are the field errors; nil when the object is valid.
 	Err error
+	// Object is the object as the server would store it (when valid).
+	Object map[string]any
 }
 
-// Create checks obj (not changed) as the server checks a create in
-// namespace (for namespaced kinds; "" uses the object's own, else
-// "default").
+// Create checks obj (not changed) as the server checks a create: in the
+// object's namespace, or else namespace ("default" when "") for namespaced
+// kinds.
 func (v *Validator) Create(ctx context.Context, obj map[string]any, namespace string) Result {
 	u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
 	res := Result{Unknown: PruneAndDefault(u.Object, v.structural, v.crd.Spec.PreserveUnknownFields)}
 	if v.strategy.NamespaceScoped() {
-		if namespace == "" {
-			namespace = u.GetNamespace()
+		// kubectl sends an object to its own namespace.
+		if ns := u.GetNamespace(); ns != "" {
+			namespace = ns
 		}
 		if namespace == "" {
 			namespace = "default"
 		}
 	}
-	ctx = genericapirequest.WithNamespace(ctx, namespace)
+	ctx = quiet(genericapirequest.WithNamespace(ctx, namespace))
 	if u.GetName() == "" && u.GetGenerateName() != "" {
 		u.SetName(names.SimpleNameGenerator.GenerateName(u.GetGenerateName()))
 	}
 	rest.FillObjectMetaSystemFields(u)
 	res.Err = rest.BeforeCreate(v.strategy, ctx, u)
+	res.Object = u.Object
+	return res
+}
+
+// Update checks obj (not changed) as the server checks an update (a
+// replace) of old, the live object: the new object is pruned and defaulted,
+// old is defaulted as storage reads it, status comes from old where the
+// status subresource is on, and the schema and CEL rules run with oldSelf
+// and validation ratcheting.
+func (v *Validator) Update(ctx context.Context, obj, old map[string]any) Result {
+	u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
+	res := Result{Unknown: PruneAndDefault(u.Object, v.structural, v.crd.Spec.PreserveUnknownFields)}
+	o := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(old)}
+	PruneAndDefault(o.Object, v.structural, v.crd.Spec.PreserveUnknownFields)
+	namespace := ""
+	if v.strategy.NamespaceScoped() {
+		namespace = o.GetNamespace()
+	}
+	if o.GetResourceVersion() == "" {
+		o.SetResourceVersion("1") // an old object from a file
+	}
+	if u.GetResourceVersion() == "" {
+		// Applying a file updates whatever version is live.
+		u.SetResourceVersion(o.GetResourceVersion())
+	}
+	ctx = quiet(genericapirequest.WithNamespace(ctx, namespace))
+	res.Err = rest.BeforeUpdate(v.strategy, ctx, u, o)
+	res.Object = u.Object
 	return res
 }
 
@@ -146,3 +187,9 @@ func (typer) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, e
 }
 
 func (typer) Recognizes(schema.GroupVersionKind) bool { return true }
+
+// quiet keeps the server's request logging (such as its note on duplicate
+// validation errors, which are reported anyway) out of the user's output.
+func quiet(ctx context.Context) context.Context {
+	return klog.NewContext(ctx, logr.Discard())
+}

@@ -4,15 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,85 +21,134 @@ import (
 	"k8s.io/client-go/dynamic"
 )
 
-// TestValidatorMatchesServerDryRun checks every test and example object
-// with the client-side validator and with the server's dry-run create
-// (strict field validation), and compares the verdict and the set of
-// (field, type) causes.
-func TestValidatorMatchesServerDryRun(t *testing.T) {
-	files, err := catalog.ReadFiles(crdDirs, nil)
+// TestValidateMatchesServerDryRun runs kubectl crd validate -o json online
+// over the test objects, the examples, updates of live objects (transition
+// rules) and broken CRDs, and compares each result with the server's dry
+// run of the same request (strict field validation): a create, an update
+// of the live object, or a create of the CRD. The verdict and the set of
+// (field, type) must be equal.
+func TestValidateMatchesServerDryRun(t *testing.T) {
+	ctx := context.Background()
+	updates := filepath.Join(repoRoot, "test/testdata/updates")
+	if _, err := testCluster.Load(ctx, filepath.Join(updates, "ledgers.crd.yaml"), filepath.Join(updates, "ledgers.old.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{objectDir, filepath.Join(repoRoot, "examples/objects"), filepath.Join(updates, "ledgers.new.yaml"), filepath.Join(repoRoot, "test/testdata/badcrds")}
+	args := []string{"validate", "-o", "json", "-R"}
+	for _, p := range paths {
+		args = append(args, "-f", p)
+	}
+	r := bin.Run(t, "kubectl-crd", nil, args...)
+	var report validate.Report
+	if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil {
+		t.Fatalf("exit %d: %v\n%s%s", r.Code, err, r.Stdout, r.Stderr)
+	}
+	docs, err := manifest.ReadPaths(paths, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	crds, _ := files.List(context.Background())
-	byKind := map[schema.GroupKind]*catalog.CRD{}
-	for _, c := range crds {
-		byKind[schema.GroupKind{Group: c.Spec.Group, Kind: c.Spec.Names.Kind}] = c
-	}
-	docs, err := manifest.ReadPaths([]string{objectDir, filepath.Join(repoRoot, "examples/objects")}, true, nil)
-	if err != nil {
-		t.Fatal(err)
+	if len(docs) != len(report.Results) {
+		t.Fatalf("%d documents, %d results", len(docs), len(report.Results))
 	}
 	client, err := dynamic.NewForConfig(testCluster.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	agree := 0
-	for _, d := range docs {
-		obj := &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(d.JSON); err != nil {
-			t.Fatal(err)
-		}
-		gvk := obj.GroupVersionKind()
-		crd := byKind[gvk.GroupKind()]
-		if crd == nil {
-			continue
-		}
-		// A name no object has, so that the dry run is a create.
-		obj.SetName(obj.GetName() + "-dry-run")
+	agree, operations := 0, map[string]int{}
+	for i, res := range report.Results {
+		d := docs[i]
 		t.Run(d.Pos(), func(t *testing.T) {
-			v, err := validate.NewValidator(crd.CustomResourceDefinition, gvk.Version)
-			if err != nil {
-				t.Fatal(err)
+			if res.Status == "skipped" || res.Status == "error" {
+				t.Fatalf("%s: %s", res.Status, res.Reason)
 			}
-			res := v.Create(context.Background(), obj.Object, "")
-			got := causeSet(res.Causes())
-			if len(res.Unknown) > 0 {
-				// The server's strict decoding stops at unknown fields and
-				// reports nothing else; the validator reports all.
-				got = nil
-				for _, u := range res.Unknown {
-					got = append(got, "unknown "+u)
-				}
-			}
-			sort.Strings(got)
-
-			ri := client.Resource(schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: crd.Spec.Names.Plural})
-			var target dynamic.ResourceInterface = ri
-			if crd.Spec.Scope == "Namespaced" {
-				ns := obj.GetNamespace()
-				if ns == "" {
-					ns = "default"
-				}
-				target = ri.Namespace(ns)
-			}
-			_, serr := target.Create(context.Background(), obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
-			want := serverCauses(serr)
+			operations[res.Operation+" "+res.Kind]++
+			got := reportedCauses(res)
+			want := serverCauses(dryRun(t, client, d, res.Operation))
 			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("client-side: %q\nserver: %q (%v)", got, want, serr)
+				t.Errorf("%s %s/%s: kubectl crd validate %q\nserver dry run %q", res.Operation, res.Kind, res.Name, got, want)
 				return
 			}
 			agree++
 		})
 	}
-	t.Logf("%d objects: client and server agree on %d", len(docs), agree)
+	t.Logf("%d objects (%v): kubectl crd validate and the server agree on %d", len(docs), operations, agree)
+	if operations["update Ledger"] != 3 || operations["create CustomResourceDefinition"] != 4 {
+		t.Errorf("operations %v: want the 3 ledgers that exist checked as updates and the 4 CRDs as creates", operations)
+	}
 }
 
-func causeSet(causes []validate.FieldError) []string {
-	var out []string
-	for _, c := range causes {
-		out = append(out, c.Field+" "+c.Type)
+// reportedCauses lists a result's errors as "FIELD TYPE"; when there are
+// unknown fields, only those (the server's strict decoding stops there).
+func reportedCauses(res validate.ObjectResult) []string {
+	var all, unknown []string
+	for _, p := range res.Errors {
+		all = append(all, p.Field+" "+p.Type)
+		if p.Type == "FieldValueUnknown" {
+			unknown = append(unknown, "unknown "+p.Field)
+		}
 	}
-	return out
+	if unknown != nil {
+		all = unknown
+	}
+	sort.Strings(all)
+	return all
+}
+
+// dryRun sends a document to the server as a dry-run create, or update of
+// the live object, with strict field validation.
+func dryRun(t *testing.T, client dynamic.Interface, d manifest.Document, operation string) error {
+	t.Helper()
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(d.JSON); err != nil {
+		t.Fatal(err)
+	}
+	gvk := obj.GroupVersionKind()
+	var ri dynamic.ResourceInterface
+	if gvk.Kind == "CustomResourceDefinition" {
+		ri = client.Resource(schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: "customresourcedefinitions"})
+	} else {
+		crd, err := apiextensionsclient.NewForConfigOrDie(testCluster.Config).ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), pluralOf(t, gvk), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nri := client.Resource(gvk.GroupVersion().WithResource(crd.Spec.Names.Plural))
+		ri = nri
+		if crd.Spec.Scope == "Namespaced" {
+			if obj.GetNamespace() == "" {
+				obj.SetNamespace("default")
+			}
+			ri = nri.Namespace(obj.GetNamespace())
+		}
+	}
+	ctx := context.Background()
+	if operation == "update" {
+		live, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj.SetResourceVersion(live.GetResourceVersion())
+		_, err = ri.Update(ctx, obj, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
+		return err
+	}
+	_, err := ri.Create(ctx, obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
+	return err
+}
+
+// pluralOf finds the CRD name (plural.group) of a kind through the test
+// cluster's CRDs.
+func pluralOf(t *testing.T, gvk schema.GroupVersionKind) string {
+	t.Helper()
+	list, err := apiextensionsclient.NewForConfigOrDie(testCluster.Config).ApiextensionsV1().CustomResourceDefinitions().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range list.Items {
+		if c.Spec.Group == gvk.Group && c.Spec.Names.Kind == gvk.Kind {
+			return c.Name
+		}
+	}
+	t.Fatalf("no CRD for %s", gvk)
+	return ""
 }
 
 var unknownField = regexp.MustCompile(`unknown field "([^"]+)"`)
@@ -158,7 +208,7 @@ func TestValidateCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(both.Stdout), &report); err != nil {
 		t.Fatalf("-o json: %v\n%s", err, both.Stdout)
 	}
-	if both.Code != 1 || report.Summary != (validate.Summary{Valid: 4, Invalid: 4}) {
+	if both.Code != 1 || report.Summary != (validate.Summary{Valid: 5, Invalid: 4}) {
 		t.Errorf("exit %d, summary %+v", both.Code, report.Summary)
 	}
 	for _, res := range report.Results {
@@ -172,11 +222,59 @@ func TestValidateCommand(t *testing.T) {
 		t.Errorf("valid objects: exit %d\n%s%s", valid.Code, valid.Stdout, valid.Stderr)
 	}
 	bad := bin.Run(t, "kubectl-crd", offline, "validate", "-f", filepath.Join(repoRoot, "test/testdata/bad/malformed.yaml"), "--crds", crdDirs[1])
-	if bad.Code != 2 || !strings.Contains(bad.Stderr, "malformed.yaml:7: invalid YAML") {
-		t.Errorf("unreadable input: exit %d, %s", bad.Code, bad.Stderr)
+	if bad.Code != 2 || !strings.Contains(bad.Stdout, "malformed.yaml:7: error: invalid YAML") {
+		t.Errorf("unreadable input: exit %d, %s%s", bad.Code, bad.Stdout, bad.Stderr)
 	}
 	skipped := bin.Run(t, "kubectl-crd", offline, "validate", "-f", filepath.Join(repoRoot, "test/testdata/crds/doohickeys.gamma.v1beta1.yaml"), "--crds", crdDirs[1])
 	if skipped.Code != 0 || !strings.Contains(skipped.Stdout, "ConfigMap/not-a-crd: skipped: no CustomResourceDefinition for ConfigMap") {
 		t.Errorf("an object of a kind without CRD: exit %d\n%s", skipped.Code, skipped.Stdout)
+	}
+
+	// A kustomization: the objects it builds, in the namespace it sets.
+	kdir := t.TempDir()
+	writeFile(t, filepath.Join(kdir, "kustomization.yaml"), "resources:\n- crontabs.yaml\nnamespace: prod\n")
+	data, err := readFile(invalid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(kdir, "crontabs.yaml"), string(data))
+	k := bin.Run(t, "kubectl-crd", offline, "validate", "-k", kdir, "--crds", crdDirs[1], "--offline", "-o", "json")
+	var kreport validate.Report
+	if err := json.Unmarshal([]byte(k.Stdout), &kreport); err != nil || k.Code != 1 || kreport.Summary.Invalid != 5 || kreport.Results[0].Namespace != "prod" {
+		t.Errorf("-k: exit %d, %v\n%s%s", k.Code, err, k.Stdout, k.Stderr)
+	}
+
+	// --offline: no cluster call even with a kubeconfig (the input's own
+	// CRDs serve), and --old turns objects into updates.
+	updates := filepath.Join(repoRoot, "test/testdata/updates")
+	testCluster.ResetRequests()
+	old := bin.Run(t, "kubectl-crd", nil, "validate", "--offline", "-f", filepath.Join(updates, "ledgers.crd.yaml"), "-f", filepath.Join(updates, "ledgers.new.yaml"), "--old", filepath.Join(updates, "ledgers.old.yaml"))
+	if n := len(testCluster.Requests()); n != 0 {
+		t.Errorf("--offline sent %d requests", n)
+	}
+	for _, line := range []string{
+		"ledgers.new.yaml:7:3: spec.owner: Invalid value: owner is immutable once set",
+		"ledgers.new.yaml:9:3: spec.balance: Forbidden: balance may only grow",
+		`ledgers.new.yaml:10:3: spec.tier: Invalid value: "silver": gold is forever`,
+		`ledgers.new.yaml:29:13: spec.tags[1]: Duplicate value: "a"`,
+		"3 valid, 2 invalid, 0 skipped, 0 errors",
+	} {
+		if old.Code != 1 || !strings.Contains(old.Stdout, line) {
+			t.Errorf("--old: exit %d, output lacks %q:\n%s%s", old.Code, line, old.Stdout, old.Stderr)
+		}
+	}
+
+	// -o yaml: the valid objects as stored, the report on stderr.
+	y := bin.Run(t, "kubectl-crd", offline, "validate", "-f", filepath.Join(repoRoot, "examples/objects/valid"), "--crds", crdDirs[1], "-o", "yaml")
+	stored, err := manifest.Read("stdout", []byte(y.Stdout))
+	if err != nil || len(stored) != 3 || y.Code != 0 || !strings.Contains(y.Stderr, "3 valid") || !strings.Contains(y.Stdout, "cronSpec: 5 0 * * *") {
+		t.Errorf("-o yaml: exit %d, %d objects, %v\n%s%s", y.Code, len(stored), err, y.Stdout, y.Stderr)
+	}
+}
+
+func writeFile(t *testing.T, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,0 +1,209 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/spf13/cobra"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/metadata"
+)
+
+// NewCmdCompletion makes kubectl crd completion SHELL: the completion
+// script of the kubectl-crd binary. (kubectl's own completion completes
+// "kubectl crd ..." through the kubectl_complete-crd script instead.)
+func NewCmdCompletion(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "completion bash|zsh|fish|powershell",
+		Short: "Print the shell completion script of kubectl-crd",
+		Long: `Print the shell completion script of the kubectl-crd command for bash, zsh,
+fish or PowerShell. Types and object names are completed from the cluster
+(or from --crds files).
+
+For "kubectl crd ..." in kubectl's own completion (kubectl 1.26+), put the
+kubectl_complete-crd script (in the release archives and plugins/) on PATH.`,
+		Example: `  source <(kubectl-crd completion bash)
+  kubectl-crd completion zsh > "${fpath[1]}/_kubectl-crd"
+  kubectl-crd completion fish > ~/.config/fish/completions/kubectl-crd.fish`,
+		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
+		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
+		RunE: func(c *cobra.Command, args []string) error {
+			// The scripts complete the binary's name, not the root's
+			// display name "crd".
+			root := c.Root()
+			use := root.Use
+			root.Use = "kubectl-crd"
+			defer func() { root.Use = use }()
+			out := f.Streams.Out
+			switch args[0] {
+			case "bash":
+				return root.GenBashCompletionV2(out, true)
+			case "zsh":
+				return root.GenZshCompletion(out)
+			case "fish":
+				return root.GenFishCompletion(out, true)
+			default:
+				return root.GenPowerShellCompletionWithDesc(out)
+			}
+		},
+	}
+}
+
+// completeTypes completes a TYPE argument: every CRD's plural, singular
+// and short names and its categories.
+func completeTypes(f *Factory) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return typeNames(c.Context(), f, toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeTypeAndName completes get's arguments: a TYPE first (or
+// TYPE/NAME), then the names of that type's objects in the namespace.
+func completeTypeAndName(f *Factory) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		ctx := contextOf(c)
+		if typ, prefix, ok := strings.Cut(toComplete, "/"); ok && len(args) == 0 {
+			names := objectNames(ctx, c, f, typ, prefix, nil)
+			for i, n := range names {
+				names[i] = typ + "/" + n
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		}
+		if len(args) == 0 {
+			return typeNames(ctx, f, toComplete), cobra.ShellCompDirectiveNoFileComp
+		}
+		if strings.Contains(args[0], "/") {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return objectNames(ctx, c, f, args[0], toComplete, args[1:]), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeGroupVersions completes openapi's arguments: GROUP/VERSION for
+// v3, TYPE for --openapi-version=2.
+func completeGroupVersions(f *Factory) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		ctx := contextOf(c)
+		if v, _ := c.Flags().GetInt("openapi-version"); v == 2 {
+			return typeNames(ctx, f, toComplete), cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for _, crd := range listCRDs(ctx, f) {
+			for _, v := range crd.Spec.Versions {
+				if gv := crd.Spec.Group + "/" + v.Name; v.Served && strings.HasPrefix(gv, toComplete) && !slices.Contains(args, gv) {
+					out = append(out, gv)
+				}
+			}
+		}
+		return sortedUnique(out), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+func contextOf(c *cobra.Command) context.Context {
+	if ctx := c.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}
+
+func listCRDs(ctx context.Context, f *Factory) []*catalog.CRD {
+	cat, err := f.Catalog()
+	if err != nil {
+		cobra.CompDebugln(err.Error(), true)
+		return nil
+	}
+	crds, err := cat.Source().List(ctx)
+	if err != nil {
+		cobra.CompDebugln(err.Error(), true)
+	}
+	return crds
+}
+
+func typeNames(ctx context.Context, f *Factory, prefix string) []string {
+	var out []string
+	for _, crd := range listCRDs(ctx, f) {
+		n := crd.Spec.Names
+		for _, name := range append(append([]string{n.Plural, n.Singular}, n.ShortNames...), n.Categories...) {
+			if name != "" && strings.HasPrefix(name, prefix) {
+				out = append(out, name)
+			}
+		}
+	}
+	return sortedUnique(out)
+}
+
+// objectNames lists the names of typ's objects (in the namespace of the
+// flags, or all with -A) that start with prefix and are not in given.
+func objectNames(ctx context.Context, c *cobra.Command, f *Factory, typ, prefix string, given []string) []string {
+	if f.Offline() {
+		return nil
+	}
+	cat, err := f.Catalog()
+	if err != nil {
+		return nil
+	}
+	res, err := cat.Resolve(ctx, typ)
+	if err != nil || len(res) != 1 || res[0].CRD == nil {
+		return nil
+	}
+	config, err := f.RESTConfig()
+	if err != nil {
+		return nil
+	}
+	client, err := metadata.NewForConfig(config)
+	if err != nil {
+		return nil
+	}
+	ri := client.Resource(res[0].Mapping.Resource)
+	var list *metav1.PartialObjectMetadataList
+	if all, _ := c.Flags().GetBool("all-namespaces"); all || res[0].CRD.Spec.Scope == apiextensionsv1.ClusterScoped {
+		list, err = ri.List(ctx, metav1.ListOptions{})
+	} else {
+		ns, _, _ := f.ConfigFlags.ToRawKubeConfigLoader().Namespace()
+		list, err = ri.Namespace(ns).List(ctx, metav1.ListOptions{})
+	}
+	if err != nil {
+		cobra.CompDebugln(fmt.Sprintf("listing %s: %v", typ, err), true)
+		return nil
+	}
+	var out []string
+	for _, o := range list.Items {
+		if strings.HasPrefix(o.Name, prefix) && !slices.Contains(given, o.Name) {
+			out = append(out, o.Name)
+		}
+	}
+	return sortedUnique(out)
+}
+
+func sortedUnique(s []string) []string {
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// registerFlagCompletions completes --crds with YAML and JSON files (and
+// directories) and --context with the kubeconfig's contexts.
+func registerFlagCompletions(root *cobra.Command, f *Factory) {
+	_ = root.RegisterFlagCompletionFunc("crds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt
+	})
+	_ = root.RegisterFlagCompletionFunc("context", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		raw, err := f.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for name := range raw.Contexts {
+			if strings.HasPrefix(name, toComplete) {
+				out = append(out, name)
+			}
+		}
+		return sortedUnique(out), cobra.ShellCompDirectiveNoFileComp
+	})
+}

@@ -1,0 +1,107 @@
+package cmd
+
+import (
+	"context"
+	"sync"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+)
+
+// objectKey names an object the way an update finds it.
+type objectKey struct {
+	group, kind, namespace, name string
+}
+
+// oldLookup (namespace: where objects without one go) says where the objects an input updates come from: --old
+// files, else the cluster when CRDs come from it, else nowhere (every
+// object is a create).
+func (o *ValidateOptions) oldLookup(namespace string) (validate.OldLookup, error) {
+	if len(o.Old) > 0 {
+		return oldFromFiles(o.Old, namespace)
+	}
+	if o.Offline || o.f.Offline() {
+		return nil, nil
+	}
+	config, err := o.f.RESTConfig()
+	if err != nil {
+		return nil, nil // CRDs from the input only, and no cluster
+	}
+	client, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	return liveObjects(client), nil
+}
+
+func oldFromFiles(paths []string, namespace string) (validate.OldLookup, error) {
+	docs, err := manifest.ReadPaths(paths, true, nil)
+	if err != nil {
+		return nil, err
+	}
+	index := map[objectKey]map[string]any{}
+	for _, d := range docs {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(d.JSON); err != nil {
+			return nil, &manifest.Error{File: d.File, Line: d.Line, Column: d.Column, Msg: err.Error()}
+		}
+		gvk := u.GroupVersionKind()
+		index[objectKey{gvk.Group, gvk.Kind, u.GetNamespace(), u.GetName()}] = u.Object
+	}
+	return func(_ context.Context, crd *apiextensionsv1.CustomResourceDefinition, gvk schema.GroupVersionKind, ns, name string) (map[string]any, error) {
+		if old := index[objectKey{gvk.Group, gvk.Kind, ns, name}]; old != nil {
+			return old, nil
+		}
+		if ns == namespace {
+			// An old object written without its namespace.
+			return index[objectKey{gvk.Group, gvk.Kind, "", name}], nil
+		}
+		return nil, nil
+	}, nil
+}
+
+// liveObjects finds objects in the cluster: one list per resource version
+// and namespace, shared by every object of the input.
+func liveObjects(client dynamic.Interface) validate.OldLookup {
+	type listKey struct {
+		gvr       schema.GroupVersionResource
+		namespace string
+	}
+	type listed struct {
+		once  sync.Once
+		byKey map[string]map[string]any
+		err   error
+	}
+	var mu sync.Mutex
+	lists := map[listKey]*listed{}
+	return func(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, gvk schema.GroupVersionKind, ns, name string) (map[string]any, error) {
+		k := listKey{gvk.GroupVersion().WithResource(crd.Spec.Names.Plural), ns}
+		mu.Lock()
+		l := lists[k]
+		if l == nil {
+			l = &listed{}
+			lists[k] = l
+		}
+		mu.Unlock()
+		l.once.Do(func() {
+			list, err := client.Resource(k.gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+			if apierrors.IsNotFound(err) {
+				return // the CRD is in the input, not yet in the cluster
+			}
+			if l.err = err; err != nil {
+				return
+			}
+			l.byKey = map[string]map[string]any{}
+			for _, item := range list.Items {
+				l.byKey[item.GetName()] = item.Object
+			}
+		})
+		return l.byKey[name], l.err
+	}
+}

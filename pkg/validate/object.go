@@ -1,0 +1,147 @@
+package validate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// one validates one document.
+func one(ctx context.Context, d *manifest.Document, lookup Lookup, cache *validators, opts Options) ObjectResult {
+	res := ObjectResult{File: d.File, Line: d.Line, Operation: "create", Errors: []Problem{}, Warnings: []Problem{}}
+	if d.Err != nil {
+		res.Status, res.Reason = "error", d.Err.Msg
+		res.Errors = append(res.Errors, Problem{Type: "InputInvalid", Message: d.Err.Msg, Line: d.Err.Line, Column: d.Err.Column})
+		return res
+	}
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(d.JSON); err != nil {
+		res.Status, res.Reason = "error", err.Error()
+		return res
+	}
+	gvk := obj.GroupVersionKind()
+	res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), obj.GetNamespace(), obj.GetName()
+	if catalog.IsCRD(d.TypeMeta()) {
+		res.report(d, CRD(ctx, d.JSON), opts)
+		return res
+	}
+	crd, err := lookup(ctx, gvk)
+	if err != nil {
+		res.Status, res.Reason = "error", err.Error()
+		return res
+	}
+	if crd == nil {
+		reason := fmt.Sprintf("no CustomResourceDefinition for %s", gvk.GroupKind())
+		if !opts.StrictKinds {
+			res.Status, res.Reason = "skipped", reason
+			return res
+		}
+		res.add(d, Problem{Field: "kind", Type: "FieldValueNotFound",
+			Message: fmt.Sprintf("no matches for kind %q in version %q: %s", gvk.Kind, gvk.GroupVersion(), reason)})
+		res.Status = "invalid"
+		return res
+	}
+	var version *apiextensionsv1.CustomResourceDefinitionVersion
+	for i, v := range crd.Spec.Versions {
+		if v.Name == gvk.Version && v.Served {
+			version = &crd.Spec.Versions[i]
+		}
+	}
+	if version == nil {
+		res.add(d, Problem{Field: "apiVersion", Type: "FieldValueNotSupported",
+			Message: fmt.Sprintf("version %q of %s is not served", gvk.Version, crd.Name)})
+		res.Status = "invalid"
+		return res
+	}
+	if version.Deprecated {
+		p := Problem{Field: "apiVersion", Type: "Deprecated", Message: catalog.DeprecationWarning(crd, version)}
+		p.Line, p.Column = d.Position(p.Field)
+		res.Warnings = append(res.Warnings, p)
+	}
+	v, err := cache.get(crd, gvk.Version)
+	if err != nil {
+		res.Status, res.Reason = "error", err.Error()
+		return res
+	}
+	var old map[string]any
+	if opts.Old != nil && obj.GetName() != "" {
+		ns := ""
+		if crd.Spec.Scope == apiextensionsv1.NamespaceScoped {
+			if ns = obj.GetNamespace(); ns == "" {
+				ns = namespaceOr(opts.Namespace)
+			}
+		}
+		if old, err = opts.Old(ctx, crd, gvk, ns, obj.GetName()); err != nil {
+			res.Status, res.Reason = "error", err.Error()
+			return res
+		}
+	}
+	var out Result
+	if old != nil {
+		res.Operation = "update"
+		out = v.Update(ctx, obj.Object, old)
+	} else {
+		out = v.Create(ctx, obj.Object, opts.Namespace)
+	}
+	res.report(d, out, opts)
+	return res
+}
+
+func namespaceOr(ns string) string {
+	if ns == "" {
+		return "default"
+	}
+	return ns
+}
+
+// report records a Result's unknown fields and causes.
+func (res *ObjectResult) report(d *manifest.Document, out Result, opts Options) {
+	for _, u := range out.Unknown {
+		p := Problem{Field: u, Type: "FieldValueUnknown", Message: fmt.Sprintf("unknown field %q", u)}
+		switch opts.Unknown {
+		case "warn":
+			p.Line, p.Column = d.Position(u)
+			res.Warnings = append(res.Warnings, p)
+		case "ignore":
+		default:
+			res.add(d, p)
+		}
+	}
+	for _, c := range out.Causes() {
+		res.add(d, Problem{Field: c.Field, Type: c.Type, Message: c.Message})
+	}
+	res.Status = "valid"
+	if len(res.Errors) > 0 {
+		res.Status = "invalid"
+	} else if opts.Keep {
+		res.Object = out.Object
+	}
+}
+
+// add adds an error, placed at its field in the document.
+func (res *ObjectResult) add(d *manifest.Document, p Problem) {
+	p.Line, p.Column = d.Position(placeOf(p.Field))
+	res.Errors = append(res.Errors, p)
+}
+
+// crdVersionFields are the fields the server's internal CRD type keeps at
+// the top of spec when every version has the same (and names them there in
+// its errors); a v1 file has them in each version.
+var crdVersionFields = []string{"spec.validation.", "spec.subresources.", "spec.additionalPrinterColumns", "spec.selectableFields"}
+
+// placeOf is the path to look up for a field the server names.
+func placeOf(field string) string {
+	for _, f := range crdVersionFields {
+		if strings.HasPrefix(field, f) {
+			rest := strings.TrimPrefix(field, "spec.")
+			rest = strings.Replace(rest, "validation.", "schema.", 1)
+			return "spec.versions[0]." + rest
+		}
+	}
+	return field
+}

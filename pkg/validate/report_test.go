@@ -1,0 +1,364 @@
+package validate
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// cronTabs looks kinds up in the example CRD.
+func cronTabs(t *testing.T) Lookup {
+	t.Helper()
+	files, err := catalog.ReadFiles([]string{"../../examples/crds"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd, err := files.Get(context.Background(), "crontabs.stable.example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(_ context.Context, gvk schema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error) {
+		if gvk.GroupKind() == (schema.GroupKind{Group: "stable.example.com", Kind: "CronTab"}) {
+			return crd.CustomResourceDefinition, nil
+		}
+		return nil, nil
+	}
+}
+
+func check(t *testing.T, name, input string, opts Options) Report {
+	t.Helper()
+	return Documents(context.Background(), manifest.ReadLenient(name, []byte(input)), cronTabs(t), opts)
+}
+
+// where lists each error as "LINE:COLUMN FIELD TYPE".
+func where(r Report) []string {
+	var out []string
+	for _, res := range r.Results {
+		for _, p := range res.Errors {
+			out = append(out, fmt.Sprintf("%d:%d %s %s", p.Line, p.Column, p.Field, p.Type))
+		}
+	}
+	return out
+}
+
+func TestPositions(t *testing.T) {
+	tests := []struct {
+		name, input string
+		want        []string
+	}{{
+		name: "multi.yaml",
+		input: `apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: a}
+spec: {replicas: 2}
+---
+# the second document
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: b
+spec:
+  replicas: 20
+  cronSpec: nope
+`,
+		want: []string{"12:3 spec.replicas FieldValueInvalid", "13:3 spec.cronSpec FieldValueInvalid"},
+	}, {
+		name: "flow.yaml",
+		input: `{apiVersion: stable.example.com/v1, kind: CronTab, metadata: {name: f},
+ spec: {replicas: 0, image: x, extra: 1}}
+`,
+		want: []string{"2:32 spec.extra FieldValueUnknown", "2:9 spec.replicas FieldValueInvalid"},
+	}, {
+		name: "objects.json",
+		input: `{
+  "apiVersion": "stable.example.com/v1",
+  "kind": "CronTab",
+  "metadata": {"name": "j", "labels": {"bad label": "x"}},
+  "spec": {"replicas": 11}
+}
+{"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": {"name": "k"}, "spec": {"minReplicas": -1}}
+`,
+		want: []string{"4:29 metadata.labels FieldValueInvalid", "5:12 spec.replicas FieldValueInvalid", "7:96 spec.minReplicas FieldValueInvalid"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := where(check(t, tt.name, tt.input, Options{}))
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestUnreadableDocumentsDoNotHideOthers: a broken document is an error
+// of its own; the documents around it are still checked.
+func TestUnreadableDocumentsDoNotHideOthers(t *testing.T) {
+	input := `apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: before}
+spec: {replicas: 99}
+---
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: dup}
+spec: {replicas: 1, replicas: 2}
+---
+a: &a [1, *a
+---
+- a list
+---
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: after}
+spec: {replicas: 0}
+`
+	r := check(t, "mixed.yaml", input, Options{})
+	var got []string
+	for _, res := range r.Results {
+		got = append(got, fmt.Sprintf("%s %s %v", res.Status, res.Name, where(Report{Results: []ObjectResult{res}})))
+	}
+	want := []string{
+		"invalid before [4:8 spec.replicas FieldValueInvalid]",
+		`error  [9:21  InputInvalid]`,
+		"error  [12:0  InputInvalid]",
+		"error  [13:1  InputInvalid]",
+		"invalid after [18:8 spec.replicas FieldValueInvalid]",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if r.Summary != (Summary{Invalid: 2, Errors: 3}) {
+		t.Errorf("summary %+v", r.Summary)
+	}
+}
+
+func TestKindsAndStoredObjects(t *testing.T) {
+	input := `apiVersion: v1
+kind: ConfigMap
+metadata: {name: c}
+---
+apiVersion: stable.example.com/v1beta1
+kind: CronTab
+metadata: {name: old}
+spec: {replicas: 3}
+---
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: defaulted}
+spec: {replicas: 3, unknown: x}
+status: {lastScheduleTime: "2026-01-01T00:00:00Z"}
+`
+	r := check(t, "kinds.yaml", input, Options{Unknown: "ignore", Keep: true})
+	if r.Results[0].Status != "skipped" || r.Results[1].Status != "valid" || r.Results[2].Status != "valid" {
+		t.Fatalf("results %+v", r.Results)
+	}
+	if w := r.Results[1].Warnings; len(w) != 1 || w[0].Type != "Deprecated" || !strings.Contains(w[0].Message, "use stable.example.com/v1 CronTab") {
+		t.Errorf("deprecated version: warnings %+v", w)
+	}
+	stored := r.Results[2].Object
+	spec, _ := stored["spec"].(map[string]any)
+	if spec["cronSpec"] != "5 0 * * *" || spec["image"] != "my-awesome-cron-image" || spec["unknown"] != nil || stored["status"] != nil {
+		t.Errorf("stored object: defaults, pruning and the status drop missing: %v", stored)
+	}
+	var out bytes.Buffer
+	if err := r.WriteObjects(&out); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := manifest.Read("out.yaml", out.Bytes())
+	if err != nil || len(docs) != 2 {
+		t.Fatalf("-o yaml output: %d documents, %v\n%s", len(docs), err, out.String())
+	}
+
+	strict := check(t, "kinds.yaml", input, Options{StrictKinds: true})
+	if res := strict.Results[0]; res.Status != "invalid" || res.Errors[0].Field != "kind" || res.Errors[0].Line != 2 {
+		t.Errorf("--strict-kinds: %+v", res)
+	}
+}
+
+// TestOldObjects checks updates against given old objects: transition
+// rules see oldSelf, and an object with no old one is a create.
+func TestOldObjects(t *testing.T) {
+	old := map[string]any{"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+		"metadata": map[string]any{"name": "a", "namespace": "default", "uid": "u-1", "creationTimestamp": "2026-01-01T00:00:00Z"},
+		"spec":     map[string]any{"replicas": int64(2)}}
+	input := `apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: a, uid: other}
+spec: {replicas: 3}
+---
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: b}
+spec: {replicas: 3}
+`
+	opts := Options{Namespace: "default", Old: func(_ context.Context, _ *apiextensionsv1.CustomResourceDefinition, _ schema.GroupVersionKind, ns, name string) (map[string]any, error) {
+		if ns == "default" && name == "a" {
+			return old, nil
+		}
+		return nil, nil
+	}}
+	r := check(t, "update.yaml", input, opts)
+	if r.Results[0].Operation != "update" || r.Results[1].Operation != "create" {
+		t.Fatalf("operations: %s, %s", r.Results[0].Operation, r.Results[1].Operation)
+	}
+	// The server's own update checks report the uid change twice.
+	if got := where(r); len(got) != 2 || got[0] != "3:21 metadata.uid FieldValueInvalid" || got[1] != got[0] {
+		t.Errorf("an update changing the uid: %q", got)
+	}
+}
+
+func TestFormats(t *testing.T) {
+	input := `apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: one}
+spec: {replicas: 20, extra: "a:b"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c}
+---
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: good}
+---
+[unclosed
+`
+	r := check(t, "dir/objects.yaml", input, Options{Unknown: "warn"})
+
+	t.Run("junit", func(t *testing.T) {
+		var out bytes.Buffer
+		if err := r.WriteJUnit(&out); err != nil {
+			t.Fatal(err)
+		}
+		var suites struct {
+			Tests    int `xml:"tests,attr"`
+			Failures int `xml:"failures,attr"`
+			Errors   int `xml:"errors,attr"`
+			Skipped  int `xml:"skipped,attr"`
+			Suites   []struct {
+				Name  string `xml:"name,attr"`
+				Cases []struct {
+					Name    string `xml:"name,attr"`
+					Failure *struct {
+						Text string `xml:",chardata"`
+					} `xml:"failure"`
+					Skipped *struct{} `xml:"skipped"`
+					Error   *struct{} `xml:"error"`
+				} `xml:"testcase"`
+			} `xml:"testsuite"`
+		}
+		if err := xml.Unmarshal(out.Bytes(), &suites); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		if suites.Tests != 4 || suites.Failures != 1 || suites.Skipped != 1 || suites.Errors != 1 || len(suites.Suites) != 1 || suites.Suites[0].Name != "dir/objects.yaml" {
+			t.Fatalf("counts: %+v", suites)
+		}
+		c := suites.Suites[0].Cases
+		if c[0].Failure == nil || !strings.Contains(c[0].Failure.Text, "dir/objects.yaml:4:8: spec.replicas:") || c[1].Skipped == nil || c[3].Error == nil {
+			t.Errorf("test cases: %s", out.String())
+		}
+	})
+
+	t.Run("sarif", func(t *testing.T) {
+		var out bytes.Buffer
+		if err := r.WriteSARIF(&out, "v1.0.0"); err != nil {
+			t.Fatal(err)
+		}
+		var log struct {
+			Schema  string `json:"$schema"`
+			Version string `json:"version"`
+			Runs    []struct {
+				Tool struct {
+					Driver struct {
+						Name  string `json:"name"`
+						Rules []struct {
+							ID string `json:"id"`
+						} `json:"rules"`
+					} `json:"driver"`
+				} `json:"tool"`
+				Results []struct {
+					RuleID    string `json:"ruleId"`
+					RuleIndex int    `json:"ruleIndex"`
+					Level     string `json:"level"`
+					Message   struct {
+						Text string `json:"text"`
+					} `json:"message"`
+					Locations []struct {
+						PhysicalLocation struct {
+							ArtifactLocation struct {
+								URI string `json:"uri"`
+							} `json:"artifactLocation"`
+							Region struct {
+								StartLine, StartColumn int
+							} `json:"region"`
+						} `json:"physicalLocation"`
+					} `json:"locations"`
+				} `json:"results"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &log); err != nil {
+			t.Fatal(err)
+		}
+		if log.Version != "2.1.0" || !strings.Contains(log.Schema, "sarif-2.1.0") || len(log.Runs) != 1 || log.Runs[0].Tool.Driver.Name != "kubectl-crd" {
+			t.Fatalf("log: %s", out.String())
+		}
+		run := log.Runs[0]
+		var got []string
+		for _, res := range run.Results {
+			if res.RuleIndex >= len(run.Tool.Driver.Rules) || run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID || len(res.Locations) != 1 {
+				t.Errorf("result %+v does not point at its rule", res)
+				continue
+			}
+			loc := res.Locations[0].PhysicalLocation
+			got = append(got, fmt.Sprintf("%s %s %s:%d:%d", res.Level, res.RuleID, loc.ArtifactLocation.URI, loc.Region.StartLine, loc.Region.StartColumn))
+		}
+		want := []string{
+			"error FieldValueInvalid dir/objects.yaml:4:8",
+			"warning FieldValueUnknown dir/objects.yaml:4:22",
+			"error InputInvalid dir/objects.yaml:15:1",
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+
+	t.Run("github", func(t *testing.T) {
+		var out bytes.Buffer
+		r.WriteGitHub(&out)
+		command := regexp.MustCompile(`^::(error|warning) file=([^,]+),line=(\d+)(?:,col=(\d+))?,title=([^:]+)::(.*)$`)
+		var got []string
+		sc := bufio.NewScanner(&out)
+		for sc.Scan() {
+			m := command.FindStringSubmatch(sc.Text())
+			if m == nil {
+				got = append(got, "text: "+sc.Text())
+				continue
+			}
+			got = append(got, strings.Join(m[1:], " "))
+		}
+		want := []string{
+			`error dir/objects.yaml 4 8 FieldValueInvalid spec.replicas: Invalid value: 20: spec.replicas in body should be less than or equal to 10`,
+			`warning dir/objects.yaml 4 22 FieldValueUnknown spec.extra: unknown field "spec.extra"`,
+			`error dir/objects.yaml 15  InputInvalid invalid YAML: did not find expected ',' or ']'`,
+			"text: 1 valid, 1 invalid, 1 skipped, 1 errors",
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if ghProperty("a,b:c%") != "a%2Cb%3Ac%25" || ghData("x\ny%") != "x%0Ay%25" {
+			t.Error("workflow command escaping")
+		}
+	})
+}
+
