@@ -66,6 +66,12 @@ func (f *Factory) RESTConfig() (*rest.Config, error) {
 	if clientcmd.IsEmptyConfig(err) {
 		return nil, errNoCluster
 	}
+	if err == nil && config.QPS == 0 {
+		// client-go's default (5 per second) would make validate, which
+		// reads a CRD and a list per kind of the input, wait on itself;
+		// kubectl crd only reads.
+		config.QPS, config.Burst = 50, 100
+	}
 	return config, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
@@ -169,13 +170,15 @@ func (o *ValidateOptions) lookup(docs []manifest.Document) (validate.Lookup, err
 			return nil, err
 		}
 	}
-	return func(ctx context.Context, gvk schema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error) {
-		if crd := local[gvk.GroupKind()]; crd != nil {
-			return crd, nil
-		}
-		if cat == nil || gvk.Group == "" {
-			return nil, nil
-		}
+	// One answer per kind and version, shared by the objects of the input.
+	type answer struct {
+		once sync.Once
+		crd  *apiextensionsv1.CustomResourceDefinition
+		err  error
+	}
+	var mu sync.Mutex
+	answers := map[schema.GroupVersionKind]*answer{}
+	resolve := func(ctx context.Context, gvk schema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error) {
 		res, err := cat.Resolve(ctx, gvk.Kind+"."+gvk.Version+"."+gvk.Group)
 		var unknown *catalog.UnknownTypeError
 		switch {
@@ -185,6 +188,23 @@ func (o *ValidateOptions) lookup(docs []manifest.Document) (validate.Lookup, err
 			return nil, nil
 		}
 		return nil, err
+	}
+	return func(ctx context.Context, gvk schema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error) {
+		if crd := local[gvk.GroupKind()]; crd != nil {
+			return crd, nil
+		}
+		if cat == nil || gvk.Group == "" {
+			return nil, nil
+		}
+		mu.Lock()
+		a := answers[gvk]
+		if a == nil {
+			a = &answer{}
+			answers[gvk] = a
+		}
+		mu.Unlock()
+		a.once.Do(func() { a.crd, a.err = resolve(ctx, gvk) })
+		return a.crd, a.err
 	}, nil
 }
 

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	yaml "go.yaml.in/yaml/v3"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -101,17 +104,40 @@ func looksLikeJSON(data []byte) bool {
 // readYAML splits a YAML stream at its document separators and decodes each
 // document on its own, so that an error in one names its own line.
 func readYAML(name string, data []byte) []Document {
-	var docs []Document
-	for _, c := range splitYAML(data) {
+	chunks := splitYAML(data)
+	decoded := make([]Document, len(chunks))
+	ok := make([]bool, len(chunks))
+	decode := func(i int) {
+		c := chunks[i]
 		doc, err := decodeYAML(name, c.text, c.line-1)
-		if err != nil {
-			f := failed(err)
-			if f.Line == 0 {
-				f.Line = c.line
+		switch {
+		case err != nil:
+			decoded[i], ok[i] = failed(err), true
+			if decoded[i].Line == 0 {
+				decoded[i].Line = c.line
 			}
-			docs = append(docs, f)
-		} else if doc != nil {
-			docs = append(docs, *doc)
+		case doc != nil:
+			decoded[i], ok[i] = *doc, true
+		}
+	}
+	// Documents decode on their own: on every core for a long stream.
+	workers := min(runtime.GOMAXPROCS(0), len(chunks)/64+1)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(chunks); i = int(next.Add(1) - 1) {
+				decode(i)
+			}
+		}()
+	}
+	wg.Wait()
+	docs := decoded[:0]
+	for i := range decoded {
+		if ok[i] {
+			docs = append(docs, decoded[i])
 		}
 	}
 	return docs

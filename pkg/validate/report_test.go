@@ -18,7 +18,7 @@ import (
 )
 
 // cronTabs looks kinds up in the example CRD.
-func cronTabs(t *testing.T) Lookup {
+func cronTabs(t testing.TB) Lookup {
 	t.Helper()
 	files, err := catalog.ReadFiles([]string{"../../examples/crds"}, nil)
 	if err != nil {
@@ -361,4 +361,3 @@ metadata: {name: good}
 		}
 	})
 }
-
