@@ -191,6 +191,21 @@ func (c *Cluster) Requests() []Request {
 	return append([]Request(nil), c.front.requests...)
 }
 
+// RequestsByAgent counts every request since the start, by the program
+// in the user agent (the part before "/") and method.
+func (c *Cluster) RequestsByAgent() map[string]map[string]int {
+	c.front.mu.Lock()
+	defer c.front.mu.Unlock()
+	out := map[string]map[string]int{}
+	for agent, methods := range c.front.all {
+		out[agent] = map[string]int{}
+		for m, n := range methods {
+			out[agent][m] = n
+		}
+	}
+	return out
+}
+
 // ResetRequests forgets the requests seen so far.
 func (c *Cluster) ResetRequests() {
 	c.front.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"sort"
+	"strings"
 	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -30,7 +31,10 @@ type front struct {
 
 	mu       sync.Mutex
 	requests []Request
-	hook     func(w http.ResponseWriter, r *http.Request) bool
+	// all counts every request by user agent and method; ResetRequests
+	// leaves it alone.
+	all  map[string]map[string]int
+	hook func(w http.ResponseWriter, r *http.Request) bool
 }
 
 // Request is one request the front has seen.
@@ -66,6 +70,14 @@ func (f *front) serve(l net.Listener) *http.Server {
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.requests = append(f.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Accept: r.Header.Get("Accept"), UserAgent: r.UserAgent()})
+	agent, _, _ := strings.Cut(r.UserAgent(), "/")
+	if f.all == nil {
+		f.all = map[string]map[string]int{}
+	}
+	if f.all[agent] == nil {
+		f.all[agent] = map[string]int{}
+	}
+	f.all[agent][r.Method]++
 	hook := f.hook
 	f.mu.Unlock()
 

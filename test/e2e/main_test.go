@@ -49,5 +49,29 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "loading objects: %v\n", err)
 		return 1
 	}
-	return m.Run()
+	code := m.Run()
+	if err := readOnly(testCluster); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return code
+}
+
+// readOnly checks that kubectl crd (its user agent is the binary's name)
+// sent only GET requests to the cluster during the whole suite: reads,
+// lists, watches, discovery and OpenAPI.
+func readOnly(c *cluster.Cluster) error {
+	methods := c.RequestsByAgent()["kubectl-crd"]
+	total := 0
+	for m, n := range methods {
+		total += n
+		if m != "GET" {
+			return fmt.Errorf("read-only: kubectl crd sent %d %s requests (all: %v)", n, m, methods)
+		}
+	}
+	if total == 0 {
+		return fmt.Errorf("read-only: no request of kubectl crd was seen; is its user agent still kubectl-crd?")
+	}
+	fmt.Printf("read-only: kubectl crd sent %d requests during the suite, all GET\n", total)
+	return nil
 }
