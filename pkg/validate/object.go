@@ -1,8 +1,10 @@
 package validate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
@@ -115,6 +117,13 @@ func (res *ObjectResult) report(d *manifest.Document, out Result, opts Options) 
 	for _, c := range out.Causes() {
 		res.add(d, Problem{Field: c.Field, Type: c.Type, Message: c.Message})
 	}
+	// The server lists causes in no fixed order: report them in the
+	// order of the file.
+	byPlace := func(a, b Problem) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), strings.Compare(a.Field, b.Field), strings.Compare(a.Message, b.Message))
+	}
+	slices.SortStableFunc(res.Errors, byPlace)
+	slices.SortStableFunc(res.Warnings, byPlace)
 	res.Status = "valid"
 	if len(res.Errors) > 0 {
 		res.Status = "invalid"

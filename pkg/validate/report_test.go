@@ -78,7 +78,7 @@ spec:
 		input: `{apiVersion: stable.example.com/v1, kind: CronTab, metadata: {name: f},
  spec: {replicas: 0, image: x, extra: 1}}
 `,
-		want: []string{"2:32 spec.extra FieldValueUnknown", "2:9 spec.replicas FieldValueInvalid"},
+		want: []string{"2:9 spec.replicas FieldValueInvalid", "2:32 spec.extra FieldValueUnknown"},
 	}, {
 		name: "objects.json",
 		input: `{
