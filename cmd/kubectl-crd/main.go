@@ -4,6 +4,9 @@ package main
 import (
 	"os"
 
+	// First, so that kubectl's English catalogues are not parsed at start-up.
+	_ "github.com/kubectl-crd/kubectl-crd/pkg/cmd/lang"
+
 	"github.com/kubectl-crd/kubectl-crd/pkg/cmd"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )

@@ -6,6 +6,7 @@ package manifest
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -18,9 +19,16 @@ type Document struct {
 	Line, Column int
 	// JSON is the object as kubectl would send it to the server.
 	JSON []byte
+	// Object is the decoded object (as unstructured.Unstructured holds it)
+	// when the reader decoded it already; nil otherwise. Readers of a
+	// Document must not change it.
+	Object map[string]any
 	// Node is the object's YAML node, with absolute positions; it may be nil
-	// when the input could be decoded but not positioned.
+	// when the input could be decoded but not positioned, or not parsed yet:
+	// YAMLNode parses it when it is needed.
 	Node *yaml.Node
+	// later parses Node on demand (documents read by the fast path).
+	later *laterNode
 	// Err is set (and JSON and Node are not) when this document could not
 	// be decoded: see ReadPathsLenient.
 	Err *Error
@@ -39,9 +47,43 @@ func (d *Document) TypeMeta() TypeMeta {
 		APIVersion any `json:"apiVersion"`
 		Kind       any `json:"kind"`
 	}
-	_ = json.Unmarshal(d.JSON, &tm)
+	if d.Object != nil {
+		tm.APIVersion, tm.Kind = d.Object["apiVersion"], d.Object["kind"]
+	} else {
+		_ = json.Unmarshal(d.JSON, &tm)
+	}
 	s := func(v any) string { str, _ := v.(string); return str }
 	return TypeMeta{APIVersion: s(tm.APIVersion), Kind: s(tm.Kind)}
+}
+
+// YAMLNode returns the document's YAML node, parsing it first when the
+// reader left that for later; nil when there is none.
+func (d *Document) YAMLNode() *yaml.Node {
+	if d.Node == nil && d.later != nil {
+		d.Node = d.later.node()
+	}
+	return d.Node
+}
+
+// laterNode is a document's text, to parse for positions only when a
+// position is asked for (most valid documents never need one).
+type laterNode struct {
+	once   sync.Once
+	text   []byte
+	offset int
+	n      *yaml.Node
+}
+
+func (l *laterNode) node() *yaml.Node {
+	l.once.Do(func() {
+		var root yaml.Node
+		if yaml.Unmarshal(l.text, &root) == nil && len(root.Content) > 0 {
+			l.n = root.Content[0]
+			shiftLines(l.n, l.offset)
+		}
+		l.text = nil
+	})
+	return l.n
 }
 
 // Pos is "file:line:column" of the document start.

@@ -24,7 +24,7 @@ func expandLists(docs []Document) []Document {
 			out = append(out, d)
 			continue
 		}
-		itemNodes := childNode(d.Node, "items")
+		itemNodes := childNode(d.YAMLNode(), "items")
 		for i, raw := range list.Items {
 			item := Document{File: d.File, Line: d.Line, Column: d.Column, JSON: raw}
 			if itemNodes != nil && i < len(itemNodes.Content) {

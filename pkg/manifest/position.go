@@ -13,7 +13,7 @@ import (
 // node is known.
 func (d *Document) Position(path string) (line, column int) {
 	line, column = d.Line, d.Column
-	n := d.Node
+	n := d.YAMLNode()
 	for _, step := range splitPath(path) {
 		if n == nil {
 			break

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	yaml "go.yaml.in/yaml/v3"
+	sigsjson "sigs.k8s.io/json"
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
@@ -180,8 +181,27 @@ func isSeparator(line []byte) bool {
 // decodeYAML decodes one YAML document that starts after offset lines of
 // the file; it returns nil for an empty one.
 func decodeYAML(name string, text []byte, offset int) (*Document, error) {
+	if d := quickYAML(name, text, offset); d != nil {
+		return d, nil
+	}
+	return carefulYAML(name, text, offset)
+}
+
+// carefulYAML decodes one YAML document with its YAML node, and says
+// exactly what is wrong with it when it cannot be an object.
+func carefulYAML(name string, text []byte, offset int) (*Document, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(text, &root); err != nil {
+		// kubectl's YAML reader is more lenient than this one in a few
+		// corners: what it reads as an object is an object, without
+		// positions.
+		if js, obj := asKubectlReads(text); obj != nil {
+			line, column, ok := firstKey(text)
+			if !ok {
+				line, column = 1, 1
+			}
+			return &Document{File: name, Line: line + offset, Column: column, JSON: js, Object: obj}, nil
+		}
 		return nil, shiftLine(yamlError(name, err), offset)
 	}
 	shiftLines(&root, offset)
@@ -200,6 +220,77 @@ func decodeYAML(name string, text []byte, offset int) (*Document, error) {
 		return nil, shiftLine(yamlError(name, err), offset)
 	}
 	return &Document{File: name, Line: node.Line, Column: node.Column, JSON: js, Node: node}, nil
+}
+
+// quickYAML decodes the common document, a block or flow mapping with
+// plain keys, no key given twice, that is no List, without building its
+// YAML node: that is parsed only when a position is asked for. It returns
+// nil for anything else, which decodeYAML reads the careful way (and which
+// gets the same JSON either way: a test reads every test and corpus file
+// both ways, and a fuzz target compares them).
+func quickYAML(name string, text []byte, offset int) *Document {
+	line, column, ok := firstKey(text)
+	if !ok || bytes.Contains(text, []byte("<<")) {
+		return nil // merge keys: the careful path checks the keys as written
+	}
+	js, obj := asKubectlReads(text)
+	if obj == nil {
+		return nil
+	}
+	if kind, _ := obj["kind"].(string); strings.HasSuffix(kind, "List") {
+		return nil // lists need their items' nodes
+	}
+	return &Document{File: name, Line: line + offset, Column: column, JSON: js, Object: obj,
+		later: &laterNode{text: text, offset: offset}}
+}
+
+// asKubectlReads decodes a YAML document into JSON as kubectl does
+// (sigs.k8s.io/yaml), strictly: nil when it is not an object, or has a key
+// given twice, in YAML or only once it is JSON (1 and "1").
+func asKubectlReads(text []byte) ([]byte, map[string]any) {
+	js, err := sigsyaml.YAMLToJSONStrict(text)
+	if err != nil || len(js) == 0 || js[0] != '{' {
+		return nil, nil
+	}
+	var obj map[string]any
+	if dups, err := sigsjson.UnmarshalStrict(js, &obj, sigsjson.DisallowDuplicateFields); err != nil || len(dups) > 0 || obj == nil {
+		return nil, nil
+	}
+	return js, obj
+}
+
+// firstKey finds where a document's mapping starts, the place the YAML
+// parser gives its node: the first line that is not blank, a comment or
+// a directive, which must start with a letter or a quote (a key) or "{".
+func firstKey(text []byte) (line, column int, ok bool) {
+	for line = 1; len(text) > 0; line++ {
+		l := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			l, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		if otherBreak(l) {
+			return 0, 0, false
+		}
+		trimmed := bytes.TrimLeft(l, " ")
+		if len(bytes.TrimSpace(trimmed)) == 0 || trimmed[0] == '#' {
+			continue
+		}
+		c := trimmed[0]
+		key := c == '"' || c == '\'' || c == '{' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		return line, len(l) - len(trimmed) + 1, key && bytes.IndexByte(l, '\t') < 0
+	}
+	return 0, 0, false
+}
+
+// otherBreak tells whether a line holds a line break other than "\n" and
+// "\r\n", which the YAML parser counts as a line: "\r", NEL, LS, PS.
+func otherBreak(l []byte) bool {
+	if i := bytes.IndexByte(l, '\r'); i >= 0 && i < len(l)-1 {
+		return true
+	}
+	return bytes.Contains(l, []byte("\u0085")) || bytes.Contains(l, []byte("\u2028")) || bytes.Contains(l, []byte("\u2029"))
 }
 
 // shiftLines moves every node of a document parsed on its own down by

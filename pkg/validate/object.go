@@ -21,14 +21,19 @@ func one(ctx context.Context, d *manifest.Document, lookup Lookup, cache *valida
 		res.Errors = append(res.Errors, Problem{Type: "InputInvalid", Message: d.Err.Msg, Line: d.Err.Line, Column: d.Err.Column})
 		return res
 	}
-	obj := &unstructured.Unstructured{}
-	if err := obj.UnmarshalJSON(d.JSON); err != nil {
-		res.Status, res.Reason = "error", err.Error()
-		return res
+	obj := &unstructured.Unstructured{Object: d.Object}
+	if kind, _ := d.Object["kind"].(string); kind == "" {
+		// Not decoded by the reader, or no kind: decode as the server
+		// does, with its error.
+		obj = &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(d.JSON); err != nil {
+			res.Status, res.Reason = "error", err.Error()
+			return res
+		}
 	}
 	gvk := obj.GroupVersionKind()
 	res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), obj.GetNamespace(), obj.GetName()
-	if catalog.IsCRD(d.TypeMeta()) {
+	if catalog.IsCRD(manifest.TypeMeta{APIVersion: res.APIVersion, Kind: res.Kind}) {
 		res.report(d, CRD(ctx, d.JSON), opts)
 		return res
 	}

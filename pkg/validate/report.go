@@ -95,6 +95,7 @@ func Documents(ctx context.Context, docs []manifest.Document, lookup Lookup, opt
 			defer wg.Done()
 			defer func() { <-sem }()
 			results[i] = one(ctx, &docs[i], lookup, cache, opts)
+			docs[i].Object, docs[i].JSON, docs[i].Node = nil, nil, nil
 		}()
 	}
 	wg.Wait()

@@ -25,11 +25,14 @@ objects() {
 objects 2000 > "$work/2000.yaml"
 objects 20000 > "$work/20000.yaml"
 
-# run CMD...: prints "seconds maxRSS-KiB" (the command's exit status is
-# not the point: invalid objects make it 1)
+# run CMD...: prints "seconds maxRSS-KiB", the seconds to the millisecond
+# (the command's exit status is not the point: invalid objects make it 1)
 run() {
-	/usr/bin/time -o "$work/time" -f '%e %M' "$@" > /dev/null 2>&1 || true
-	tail -1 "$work/time"
+	local start end
+	start=$(date +%s%N)
+	/usr/bin/time -o "$work/time" -f '%M' "$@" > /dev/null 2>&1 || true
+	end=$(date +%s%N)
+	echo "$(awk -v ns=$((end - start)) 'BEGIN { printf "%.3f", ns / 1e9 }') $(tail -1 "$work/time")"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
