@@ -75,9 +75,30 @@ func ReadFiles(paths []string, stdin io.Reader) (*Files, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := servable(crd, &d); err != nil {
+			return nil, err
+		}
 		crds = append(crds, crd)
 	}
 	return NewFiles(crds)
+}
+
+// servable refuses a CRD whose versions the server could not serve (it
+// refuses to create it): none, or not exactly one storage version.
+func servable(crd *CRD, d *manifest.Document) error {
+	storage := 0
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			storage++
+		}
+	}
+	if storage == 1 {
+		return nil
+	}
+	line, column := d.Position("spec.versions")
+	return &manifest.Error{File: d.File, Line: line, Column: column, Msg: fmt.Sprintf(
+		"invalid CustomResourceDefinition %q: spec.versions: must have exactly one version marked as storage version (%d of %d are)",
+		crd.Name, storage, len(crd.Spec.Versions))}
 }
 
 // NewFiles makes a Source of CRDs already read.

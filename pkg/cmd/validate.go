@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -103,6 +104,9 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}
 	}
+	if len(docs) == 0 {
+		return &ExitError{Code: 2, Err: errors.New("no objects passed to validate")}
+	}
 	lookup, err := o.lookup(docs)
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}
@@ -154,14 +158,24 @@ func (o *ValidateOptions) read() ([]manifest.Document, error) {
 // cluster.
 func (o *ValidateOptions) lookup(docs []manifest.Document) (validate.Lookup, error) {
 	local := map[schema.GroupKind]*apiextensionsv1.CustomResourceDefinition{}
+	origin := map[schema.GroupKind]string{}
 	for _, d := range docs {
 		if d.Err != nil || !catalog.IsCRD(d.TypeMeta()) {
 			continue
 		}
 		// A CRD that does not decode is reported by its own result.
-		if crd, err := catalog.DecodeCRD(d); err == nil {
-			local[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = crd.CustomResourceDefinition
+		crd, err := catalog.DecodeCRD(d)
+		if err != nil {
+			continue
 		}
+		gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+		if first := local[gk]; first != nil && !equality.Semantic.DeepEqual(first.Spec, crd.Spec) {
+			// Which one the objects would meet depends on the order of
+			// applying: neither is a safe answer.
+			return nil, fmt.Errorf("two different CustomResourceDefinitions for kind %s: %q at %s and %q at %s",
+				gk, first.Name, origin[gk], crd.Name, crd.Origin)
+		}
+		local[gk], origin[gk] = crd.CustomResourceDefinition, crd.Origin
 	}
 	var cat *catalog.Catalog
 	if !o.Offline || o.f.Offline() {

@@ -110,7 +110,13 @@ func readYAML(name string, data []byte) []Document {
 	ok := make([]bool, len(chunks))
 	decode := func(i int) {
 		c := chunks[i]
-		doc, err := decodeYAML(name, c.text, c.line-1)
+		var doc *Document
+		var err error
+		if len(c.text) > MaxDocument {
+			err = tooLarge(name, c.line, len(c.text))
+		} else {
+			doc, err = decodeYAML(name, c.text, c.line-1)
+		}
 		switch {
 		case err != nil:
 			decoded[i], ok[i] = failed(err), true
@@ -219,7 +225,11 @@ func carefulYAML(name string, text []byte, offset int) (*Document, error) {
 	if err != nil {
 		return nil, shiftLine(yamlError(name, err), offset)
 	}
-	return &Document{File: name, Line: node.Line, Column: node.Column, JSON: js, Node: node}, nil
+	var obj map[string]any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(js, &obj); err != nil {
+		return nil, &Error{File: name, Line: node.Line, Column: node.Column, Msg: "invalid object: " + jsonMessage(err)}
+	}
+	return &Document{File: name, Line: node.Line, Column: node.Column, JSON: js, Object: obj, Node: node}, nil
 }
 
 // quickYAML decodes the common document, a block or flow mapping with
@@ -256,7 +266,42 @@ func asKubectlReads(text []byte) ([]byte, map[string]any) {
 	if dups, err := sigsjson.UnmarshalStrict(js, &obj, sigsjson.DisallowDuplicateFields); err != nil || len(dups) > 0 || obj == nil {
 		return nil, nil
 	}
+	if !stringKeys(obj) {
+		return nil, nil
+	}
 	return js, obj
+}
+
+// stringKeys tells whether every key of v could only have been a string in
+// YAML. A key such as 1, true or 1.5 becomes a string in JSON, and can
+// then silently take the place of another key ("1"); the careful reading
+// compares the keys as written.
+func stringKeys(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if !stringLike(k) || !stringKeys(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if !stringKeys(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// stringLike: not the JSON form of a YAML number, boolean or null (those
+// start with a digit, a sign or a dot, or are true, false, null or NaN).
+func stringLike(k string) bool {
+	if k == "" || k == "true" || k == "false" || k == "null" || k == "NaN" {
+		return false
+	}
+	c := k[0]
+	return !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.')
 }
 
 // firstKey finds where a document's mapping starts, the place the YAML
@@ -332,6 +377,11 @@ func readJSON(name string, data []byte) []Document {
 		doc := Document{File: name, JSON: raw}
 		start := int(prev) + leadingSpace(data[prev:end])
 		doc.Line, doc.Column = lineColumn(data, start)
+		if len(raw) > MaxDocument {
+			docs = append(docs, failed(tooLarge(name, doc.Line, len(raw))))
+			prev = end
+			continue
+		}
 		if node, err := positionNode(data[start:end], doc.Line, doc.Column); err == nil && node != nil {
 			if err := checkNode(name, node); err != nil {
 				docs = append(docs, failed(err))
@@ -390,7 +440,26 @@ func jsonError(name string, data []byte, offset int64, err error) error {
 		offset = syn.Offset - 1 // the offending byte, not the one after it
 	}
 	line, col := lineColumn(data, int(offset))
-	return &Error{File: name, Line: line, Column: col, Msg: "invalid JSON: " + err.Error()}
+	return &Error{File: name, Line: line, Column: col, Msg: "invalid JSON: " + jsonMessage(err)}
+}
+
+// jsonMessage is a JSON decoder's error, with the nesting limit (which
+// kubectl's and the API server's decoders share) said plainly.
+func jsonMessage(err error) string {
+	if strings.Contains(err.Error(), "exceeded max depth") {
+		return "nested more than 10000 levels deep (kubectl and the API server refuse it)"
+	}
+	return err.Error()
+}
+
+// MaxDocument is the size of the largest document read, 64 MiB: the API
+// server accepts objects of up to 3 MiB as JSON, so a larger document
+// cannot be one it would take, and parsing it would only cost memory.
+const MaxDocument = 64 << 20
+
+func tooLarge(name string, line, size int) error {
+	return &Error{File: name, Line: line, Msg: fmt.Sprintf(
+		"document of %d MiB not read: documents over %d MiB cannot be objects the API server accepts (3 MiB as JSON)", size>>20, MaxDocument>>20)}
 }
 
 var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)

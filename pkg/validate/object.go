@@ -1,8 +1,10 @@
 package validate
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,7 +12,10 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	sigsjson "sigs.k8s.io/json"
 )
 
 // one validates one document.
@@ -22,14 +27,21 @@ func one(ctx context.Context, d *manifest.Document, lookup Lookup, cache *valida
 		return res
 	}
 	obj := &unstructured.Unstructured{Object: d.Object}
-	if kind, _ := d.Object["kind"].(string); kind == "" {
-		// Not decoded by the reader, or no kind: decode as the server
-		// does, with its error.
-		obj = &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(d.JSON); err != nil {
+	if obj.Object == nil {
+		// A JSON document: decoded as the server decodes it.
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(d.JSON, &obj.Object); err != nil {
 			res.Status, res.Reason = "error", err.Error()
 			return res
 		}
+	}
+	if typeMetaMissing(&res, d, obj.Object) {
+		return res
+	}
+	if n := requestSize(d.JSON); n > MaxRequestBytes {
+		res.add(d, Problem{Type: string(metav1.StatusReasonRequestEntityTooLarge),
+			Message: fmt.Sprintf("Request entity too large: limit is %d", MaxRequestBytes)})
+		res.Status = "invalid"
+		return res
 	}
 	gvk := obj.GroupVersionKind()
 	res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), obj.GetNamespace(), obj.GetName()
@@ -97,6 +109,44 @@ func one(ctx context.Context, d *manifest.Document, lookup Lookup, cache *valida
 	}
 	res.report(d, out, opts)
 	return res
+}
+
+// MaxRequestBytes is the largest request body the API server reads (its
+// MaxRequestBodyBytes); a larger object is refused before any check.
+const MaxRequestBytes = 3 * 1024 * 1024
+
+// requestSize is the size of the object as kubectl sends it: compact JSON.
+func requestSize(js []byte) int {
+	if len(js) <= MaxRequestBytes {
+		return len(js)
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, js) != nil {
+		return len(js)
+	}
+	return b.Len()
+}
+
+// typeMetaMissing reports a document without apiVersion or kind (kubectl
+// cannot send it, so it is an error of the input, not an invalid object).
+func typeMetaMissing(res *ObjectResult, d *manifest.Document, obj map[string]any) bool {
+	var missing []string
+	for _, f := range []string{"apiVersion", "kind"} {
+		v, ok := obj[f]
+		switch s, isString := v.(string); {
+		case !ok || v == nil || s == "" && isString:
+			res.add(d, Problem{Field: f, Type: string(field.ErrorTypeRequired), Message: "Required value"})
+			missing = append(missing, f+" not set")
+		case !isString:
+			res.add(d, Problem{Field: f, Type: string(field.ErrorTypeInvalid), Message: fmt.Sprintf("Invalid value: %v: must be a string", v)})
+			missing = append(missing, f+" not a string")
+		}
+	}
+	if missing == nil {
+		return false
+	}
+	res.Status, res.Reason = "error", strings.Join(missing, ", ")
+	return true
 }
 
 func namespaceOr(ns string) string {

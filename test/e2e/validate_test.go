@@ -33,7 +33,12 @@ func TestValidateMatchesServerDryRun(t *testing.T) {
 	if _, err := testCluster.Load(ctx, filepath.Join(updates, "ledgers.crd.yaml"), filepath.Join(updates, "ledgers.old.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	paths := []string{objectDir, filepath.Join(repoRoot, "examples/objects"), filepath.Join(updates, "ledgers.new.yaml"), filepath.Join(repoRoot, "test/testdata/badcrds")}
+	// A rule that runs past the per-call cost limit on a long list.
+	runaway := filepath.Join(repoRoot, "test/testdata/runaway")
+	if _, err := testCluster.LoadCRDs(ctx, filepath.Join(runaway, "crd.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{objectDir, filepath.Join(repoRoot, "examples/objects"), filepath.Join(updates, "ledgers.new.yaml"), filepath.Join(repoRoot, "test/testdata/badcrds"), filepath.Join(runaway, "pairings.yaml")}
 	args := []string{"validate", "-o", "json", "-R"}
 	for _, p := range paths {
 		args = append(args, "-f", p)

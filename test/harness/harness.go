@@ -58,7 +58,14 @@ type Result struct {
 	Stdout, Stderr string
 	Code           int
 	Elapsed        time.Duration
+	// PeakRSS is the most resident memory seen, in bytes (0 where /proc
+	// cannot tell): see watchPeakRSS.
+	PeakRSS int64
 }
+
+// RunTimeout is how long Run lets a command run before killing it (and
+// failing the test): kubectl crd must never hang.
+var RunTimeout = 3 * time.Minute
 
 // Run runs one of the built binaries with a clean environment: PATH holds
 // only the built binaries, HOME is a fresh directory, KUBECONFIG is
@@ -76,8 +83,17 @@ func (b *Bin) Run(t testing.TB, name string, env []string, args ...string) Resul
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
-	r := Result{Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start)}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("running %s %v: %v", name, args, err)
+	}
+	peak := watchPeakRSS(cmd.Process.Pid)
+	timer := time.AfterFunc(RunTimeout, func() { _ = cmd.Process.Kill() })
+	err := cmd.Wait()
+	timer.Stop()
+	r := Result{Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start), PeakRSS: peak()}
+	if r.Elapsed >= RunTimeout {
+		t.Fatalf("%s %v: killed after %v", name, args, RunTimeout)
+	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.Code = ee.ExitCode()
 	} else if err != nil {
