@@ -10,7 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// FuzzTable: any object (valid for its CRD or not) becomes a Table row,
+// FuzzTable: any object (valid for its CRD or not) becomes a Table row
+// (a row per item when it has a top-level items list, as on the server),
 // or an error, through the printer columns of a CRD with every column
 // type and format; never a panic.
 func FuzzTable(f *testing.F) {
@@ -37,7 +38,9 @@ func FuzzTable(f *testing.F) {
 		}
 		for _, include := range []metav1.IncludeObjectPolicy{metav1.IncludeMetadata, metav1.IncludeObject, metav1.IncludeNone} {
 			table, err := conv.Table(context.Background(), obj, &metav1.TableOptions{IncludeObject: include})
-			if err == nil && len(table.Rows) != 1 {
+			// An object with a list of items at the top is a list to the
+			// server's Table convertor too (meta.IsListType): a row per item.
+			if err == nil && !obj.IsList() && len(table.Rows) != 1 {
 				t.Fatalf("%d rows for one object", len(table.Rows))
 			}
 		}

@@ -53,6 +53,10 @@ type Transport struct {
 	Tables *Tables
 }
 
+// WrappedRoundTripper lets client-go reach the transport under this one
+// (to cancel a request that timed out, for one).
+func (t *Transport) WrappedRoundTripper() http.RoundTripper { return t.Next }
+
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodGet || !wantsTable(req.Header.Get("Accept")) {
@@ -201,8 +205,10 @@ func listTable(ctx context.Context, resp *http.Response, conv *Convertor, opts *
 	var out []byte
 	var cont string
 	var list rawList
-	if err := json.Unmarshal(data, &list); err != nil {
-		return nil, "", err
+	if json.Unmarshal(data, &list) != nil {
+		// Not JSON: the caller's decoder says what is wrong with it, as it
+		// would with the server's Table.
+		return withBody(resp, data), "", nil
 	}
 	if list.Items != nil {
 		out, cont, err = convertList(ctx, &list, conv, opts)
