@@ -118,47 +118,17 @@ func runOnce(b *testing.B, name string, measure bool, args ...string) sample {
 	}
 	// The child's rusage counts the memory of this (large) process it was
 	// forked from, so peak memory is read from /proc while it runs.
-	done := make(chan struct{})
-	var peak int64
-	go func() {
-		if !measure {
-			return
-		}
-		status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
-		for {
-			if kb := vmHWM(status); kb > peak {
-				peak = kb
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(2 * time.Millisecond):
-			}
-		}
-	}()
+	peak := func() int64 { return 0 }
+	if measure {
+		peak = harness.WatchPeakRSS(cmd.Process.Pid)
+	}
 	err := cmd.Wait()
 	wall := time.Since(start)
-	close(done)
+	maxRSS := peak() >> 10
 	if err != nil {
 		b.Fatalf("%s %v: %v\n%s", name, args, err, stderr.String())
 	}
-	return sample{wall: wall, maxRSS: peak}
-}
-
-// vmHWM reads a process's peak resident set size in KiB (0 once it is gone).
-func vmHWM(statusFile string) int64 {
-	data, err := os.ReadFile(statusFile)
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
-			return kb
-		}
-	}
-	return 0
+	return sample{wall: wall, maxRSS: maxRSS}
 }
 
 func median(d []time.Duration) time.Duration {

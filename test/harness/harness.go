@@ -59,7 +59,7 @@ type Result struct {
 	Code           int
 	Elapsed        time.Duration
 	// PeakRSS is the most resident memory seen, in bytes (0 where /proc
-	// cannot tell): see watchPeakRSS.
+	// cannot tell): see WatchPeakRSS.
 	PeakRSS int64
 }
 
@@ -86,7 +86,7 @@ func (b *Bin) Run(t testing.TB, name string, env []string, args ...string) Resul
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("running %s %v: %v", name, args, err)
 	}
-	peak := watchPeakRSS(cmd.Process.Pid)
+	peak := WatchPeakRSS(cmd.Process.Pid)
 	timer := time.AfterFunc(RunTimeout, func() { _ = cmd.Process.Kill() })
 	err := cmd.Wait()
 	timer.Stop()

@@ -8,12 +8,12 @@ import (
 	"time"
 )
 
-// watchPeakRSS polls a running process's high-water mark of resident
+// WatchPeakRSS polls a running process's high-water mark of resident
 // memory (VmHWM, which starts afresh at exec, unlike the rusage of a child
 // forked from a large test process) until the returned function is
 // called, and returns the last value seen, in bytes. The poll is every
 // 5 ms, so a process that lives shorter than that may show 0.
-func watchPeakRSS(pid int) func() int64 {
+func WatchPeakRSS(pid int) func() int64 {
 	var mu sync.Mutex
 	var peak int64
 	done := make(chan struct{})
