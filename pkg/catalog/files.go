@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,6 +28,24 @@ func init() {
 	crdDecoder = serializer.NewCodecFactory(crdScheme).UniversalDecoder()
 }
 
+// Scheme is the scheme of the apiextensions types, every version and the
+// internal one, as the server installs it.
+func Scheme() *runtime.Scheme { return crdScheme }
+
+// DecodeInternal decodes a CRD document of any version, defaulted, into the
+// internal type, as the server does on create.
+func DecodeInternal(data []byte) (*apiextensions.CustomResourceDefinition, error) {
+	obj, _, err := crdDecoder.Decode(data, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	crd, ok := obj.(*apiextensions.CustomResourceDefinition)
+	if !ok {
+		return nil, fmt.Errorf("not a CustomResourceDefinition: %T", obj)
+	}
+	return crd, nil
+}
+
 // IsCRD tells whether a document is a CustomResourceDefinition.
 func IsCRD(tm manifest.TypeMeta) bool {
 	return tm.Kind == "CustomResourceDefinition" &&
@@ -39,7 +58,7 @@ func DecodeCRD(doc manifest.Document) (*CRD, error) {
 		return &manifest.Error{File: doc.File, Line: doc.Line, Column: doc.Column,
 			Msg: "invalid CustomResourceDefinition: " + err.Error()}
 	}
-	internal, _, err := crdDecoder.Decode(doc.JSON, nil, nil)
+	internal, err := DecodeInternal(doc.JSON)
 	if err != nil {
 		return nil, fail(err)
 	}

@@ -4,28 +4,16 @@ import (
 	"context"
 	"regexp"
 
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	sigsjson "sigs.k8s.io/json"
 )
 
-var (
-	crdScheme  = runtime.NewScheme()
-	crdDecoder runtime.Decoder
-	crdCreate  rest.RESTCreateStrategy
-)
-
-func init() {
-	apiextensionsinstall.Install(crdScheme)
-	crdDecoder = serializer.NewCodecFactory(crdScheme).UniversalDecoder()
-	crdCreate = customresourcedefinition.NewStrategy(crdScheme)
-}
+// crdCreate is the server's strategy for creating a CRD.
+var crdCreate = customresourcedefinition.NewStrategy(catalog.Scheme())
 
 // unknownField is how strict decoding names a field the type lacks.
 var unknownField = regexp.MustCompile(`^unknown field "(.*)"$`)
@@ -42,12 +30,12 @@ func CRD(ctx context.Context, doc []byte) Result {
 		APIVersion string `json:"apiVersion"`
 	}
 	_ = sigsjson.UnmarshalCaseSensitivePreserveInts(doc, &probe)
-	typed, _, err := crdDecoder.Decode(doc, nil, nil)
+	crd, err := catalog.DecodeInternal(doc)
 	if err != nil {
 		res.Err = err
 		return res
 	}
-	if obj, err := crdScheme.New(schema.FromAPIVersionAndKind(probe.APIVersion, "CustomResourceDefinition")); err == nil {
+	if obj, err := catalog.Scheme().New(schema.FromAPIVersionAndKind(probe.APIVersion, "CustomResourceDefinition")); err == nil {
 		strict, _ := sigsjson.UnmarshalStrict(doc, obj)
 		for _, e := range strict {
 			if m := unknownField.FindStringSubmatch(e.Error()); m != nil {
@@ -55,7 +43,6 @@ func CRD(ctx context.Context, doc []byte) Result {
 			}
 		}
 	}
-	crd := typed.(*apiextensions.CustomResourceDefinition)
 	rest.FillObjectMetaSystemFields(crd)
 	res.Err = rest.BeforeCreate(crdCreate, quiet(genericapirequest.WithNamespace(ctx, "")), crd)
 	return res

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kubectl-crd/kubectl-crd/test/cluster"
@@ -54,6 +55,10 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if err := noToken(testCluster.Token, bin.Outputs()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	return code
 }
 
@@ -73,5 +78,17 @@ func readOnly(c *cluster.Cluster) error {
 		return fmt.Errorf("read-only: no request of kubectl crd was seen; is its user agent still kubectl-crd?")
 	}
 	fmt.Printf("read-only: kubectl crd sent %d requests during the suite, all GET\n", total)
+	return nil
+}
+
+// noToken searches the output of every kubectl crd command of the suite
+// (those at -v=9 among them) for the kubeconfig's token.
+func noToken(token string, outputs []string) error {
+	for _, out := range outputs {
+		if strings.Contains(out, token) {
+			return fmt.Errorf("secrets: the kubeconfig's token appears in the output of a kubectl crd command")
+		}
+	}
+	fmt.Printf("secrets: the token is in none of the %d outputs of kubectl crd during the suite\n", len(outputs))
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +26,17 @@ type Bin struct {
 	RepoRoot string
 	// Kubeconfig is the default KUBECONFIG of the commands run.
 	Kubeconfig string
+
+	mu      sync.Mutex
+	outputs []string // stdout and stderr of every kubectl-crd run
+}
+
+// Outputs returns the stdout and stderr of every kubectl-crd command run so
+// far (to search them all for what must never be printed).
+func (b *Bin) Outputs() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.outputs...)
 }
 
 // Build builds kubectl-crd (with TestVersion stamped) and kubectl into a
@@ -91,6 +103,11 @@ func (b *Bin) Run(t testing.TB, name string, env []string, args ...string) Resul
 	err := cmd.Wait()
 	timer.Stop()
 	r := Result{Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start), PeakRSS: peak()}
+	if name == "kubectl-crd" {
+		b.mu.Lock()
+		b.outputs = append(b.outputs, r.Stdout, r.Stderr)
+		b.mu.Unlock()
+	}
 	if r.Elapsed >= RunTimeout {
 		t.Fatalf("%s %v: killed after %v", name, args, RunTimeout)
 	}
