@@ -59,42 +59,23 @@ func run(m *testing.M) int {
 
 var loadOnce sync.Once
 
-// loadSamples creates the benchmark's objects once, eight at a time.
+// loadSamples creates the benchmark's objects once.
 func loadSamples(b *testing.B) {
 	loadOnce.Do(func() {
-		ctx := context.Background()
-		work := make(chan int)
-		errs := make(chan error, objects)
-		var wg sync.WaitGroup
-		for w := 0; w < 8; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range work {
-					obj := &unstructured.Unstructured{Object: map[string]any{
-						"apiVersion": "printing.example.com/v1", "kind": "Sample",
-						"metadata": map[string]any{"name": fmt.Sprintf("sample-%05d", i), "namespace": "bench",
-							"labels": map[string]any{"tier": []string{"front", "back"}[i%2]}},
-						"spec": map[string]any{
-							"color": []string{"red", "green", "blue"}[i%3], "count": int64(i), "ratio": float64(i) / 7,
-							"enabled": i%2 == 0, "items": []any{map[string]any{"name": fmt.Sprint("item-", i)}},
-							"note": "a note\nwith two lines", "started": "2020-01-01T00:00:00Z",
-						},
-						"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}},
-					}}
-					if err := testCluster.CreateObjects(ctx, obj); err != nil {
-						errs <- err
-					}
-				}
-			}()
-		}
-		for i := 0; i < objects; i++ {
-			work <- i
-		}
-		close(work)
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+		err := testCluster.CreateMany(context.Background(), 0, objects, func(i int) *unstructured.Unstructured {
+			return &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "printing.example.com/v1", "kind": "Sample",
+				"metadata": map[string]any{"name": fmt.Sprintf("sample-%05d", i), "namespace": "bench",
+					"labels": map[string]any{"tier": []string{"front", "back"}[i%2]}},
+				"spec": map[string]any{
+					"color": []string{"red", "green", "blue"}[i%3], "count": int64(i), "ratio": float64(i) / 7,
+					"enabled": i%2 == 0, "items": []any{map[string]any{"name": fmt.Sprint("item-", i)}},
+					"note": "a note\nwith two lines", "started": "2020-01-01T00:00:00Z",
+				},
+				"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}},
+			}}
+		})
+		if err != nil {
 			b.Fatal(err)
 		}
 	})

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -142,6 +143,32 @@ func (c *Cluster) CreateObjects(ctx context.Context, objs ...*unstructured.Unstr
 		}
 	}
 	return nil
+}
+
+// CreateMany creates object(i) for i from from to to-1, eight at a time,
+// and returns the first error.
+func (c *Cluster) CreateMany(ctx context.Context, from, to int, object func(i int) *unstructured.Unstructured) error {
+	work := make(chan int)
+	errs := make(chan error, to-from)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if err := c.CreateObjects(ctx, object(i)); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	for i := from; i < to; i++ {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 // Loaded counts what Load created.

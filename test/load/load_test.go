@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kubectl-crd/kubectl-crd/test/cluster"
@@ -104,45 +103,17 @@ func TestGetMemoryIsLinear(t *testing.T) {
 	linear(t, "kubectl get (for comparison)", kubectlPeak[0], kubectlPeak[2500], kubectlPeak[10000], 2500, 10000)
 }
 
-// createSamples creates samples from..to-1 in namespace load, eight at a
-// time.
+// createSamples creates samples from..to-1 in namespace load.
 func createSamples(t *testing.T, from, to int) {
-	work := make(chan int)
-	var mu sync.Mutex
-	var firstErr error
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				obj := &unstructured.Unstructured{Object: map[string]any{
-					"apiVersion": "printing.example.com/v1", "kind": "Sample",
-					"metadata": map[string]any{"name": fmt.Sprintf("sample-%05d", i), "namespace": "load"},
-					"spec": map[string]any{"color": []string{"red", "green", "blue"}[i%3], "count": int64(i),
-						"ratio": float64(i) / 7, "enabled": i%2 == 0, "note": "a note", "started": "2020-01-01T00:00:00Z"},
-				}}
-				if err := testCluster.CreateObjects(context.Background(), obj); err != nil {
-					mu.Lock()
-					firstErr = cmpErr(firstErr, err)
-					mu.Unlock()
-				}
-			}
-		}()
+	err := testCluster.CreateMany(context.Background(), from, to, func(i int) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "printing.example.com/v1", "kind": "Sample",
+			"metadata": map[string]any{"name": fmt.Sprintf("sample-%05d", i), "namespace": "load"},
+			"spec": map[string]any{"color": []string{"red", "green", "blue"}[i%3], "count": int64(i),
+				"ratio": float64(i) / 7, "enabled": i%2 == 0, "note": "a note", "started": "2020-01-01T00:00:00Z"},
+		}}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i := from; i < to; i++ {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	if firstErr != nil {
-		t.Fatal(firstErr)
-	}
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
