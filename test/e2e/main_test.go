@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubectl-crd/kubectl-crd/test/cluster"
 	"github.com/kubectl-crd/kubectl-crd/test/harness"
@@ -51,11 +52,24 @@ func run(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
-	if err := readOnly(testCluster); err != nil {
+	if err := noToken(testCluster.Token, bin.Outputs()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := noToken(testCluster.Token, bin.Outputs()); err != nil {
+	// And the whole suite once more at -v=9, where client-go logs every
+	// request with its headers and every response.
+	n, outputs := bin.Replay("-v=9", 10*time.Second)
+	if err := noToken(testCluster.Token, outputs); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	headers := strings.Count(strings.Join(outputs, ""), "Authorization: Bearer <masked>")
+	if headers == 0 {
+		fmt.Fprintln(os.Stderr, "secrets: the suite at -v=9 logged no masked Authorization header; the check would prove nothing")
+		return 1
+	}
+	fmt.Printf("secrets: %d commands of the suite again at -v=9: %d masked Authorization headers, no token\n", n, headers)
+	if err := readOnly(testCluster); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

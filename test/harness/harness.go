@@ -5,6 +5,7 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -29,7 +30,10 @@ type Bin struct {
 
 	mu      sync.Mutex
 	outputs []string // stdout and stderr of every kubectl-crd run
+	runs    []run    // every kubectl-crd command run
 }
+
+type run struct{ env, args []string }
 
 // Outputs returns the stdout and stderr of every kubectl-crd command run so
 // far (to search them all for what must never be printed).
@@ -106,6 +110,7 @@ func (b *Bin) Run(t testing.TB, name string, env []string, args ...string) Resul
 	if name == "kubectl-crd" {
 		b.mu.Lock()
 		b.outputs = append(b.outputs, r.Stdout, r.Stderr)
+		b.runs = append(b.runs, run{env: cmd.Env, args: args})
 		b.mu.Unlock()
 	}
 	if r.Elapsed >= RunTimeout {
@@ -131,4 +136,26 @@ func Start(repoRoot string) (b *Bin, c *cluster.Cluster, stop func(), err error)
 	}
 	b.Kubeconfig = c.Kubeconfig
 	return b, c, func() { c.Stop(); b.Remove() }, nil
+}
+
+// Replay runs every kubectl-crd command run so far again, with first
+// before its arguments (such as -v=9), each for at most timeout (a watch
+// does not end by itself), and returns the number of commands and their
+// outputs.
+func (b *Bin) Replay(first string, timeout time.Duration) (int, []string) {
+	b.mu.Lock()
+	runs := append([]run(nil), b.runs...)
+	b.mu.Unlock()
+	var outputs []string
+	for _, r := range runs {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		cmd := exec.CommandContext(ctx, filepath.Join(b.Dir, "kubectl-crd"), append([]string{first}, r.args...)...)
+		cmd.Env = r.env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		_ = cmd.Run()
+		cancel()
+		outputs = append(outputs, stdout.String(), stderr.String())
+	}
+	return len(runs), outputs
 }
