@@ -80,6 +80,9 @@ func liveObjects(client dynamic.Interface) validate.OldLookup {
 	}
 	var mu sync.Mutex
 	lists := map[listKey]*listed{}
+	// A resource the server cannot list (after client-go's retries, which
+	// can take seconds) is not asked for again in another namespace.
+	failed := map[schema.GroupVersionResource]error{}
 	return func(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, gvk schema.GroupVersionKind, ns, name string) (map[string]any, error) {
 		k := listKey{gvk.GroupVersion().WithResource(crd.Spec.Names.Plural), ns}
 		mu.Lock()
@@ -90,11 +93,20 @@ func liveObjects(client dynamic.Interface) validate.OldLookup {
 		}
 		mu.Unlock()
 		l.once.Do(func() {
+			mu.Lock()
+			l.err = failed[k.gvr]
+			mu.Unlock()
+			if l.err != nil {
+				return
+			}
 			list, err := client.Resource(k.gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 			if apierrors.IsNotFound(err) {
 				return // the CRD is in the input, not yet in the cluster
 			}
 			if l.err = err; err != nil {
+				mu.Lock()
+				failed[k.gvr] = err
+				mu.Unlock()
 				return
 			}
 			l.byKey = map[string]map[string]any{}
