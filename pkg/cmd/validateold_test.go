@@ -1,0 +1,56 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
+)
+
+// TestLiveObjectsListOncePerNamespace: one list per resource and
+// namespace, shared by the objects in it; a resource the server cannot
+// list is not listed again for another namespace.
+func TestLiveObjectsListOncePerNamespace(t *testing.T) {
+	gvr := schema.GroupVersionResource{Group: "stable.example.com", Version: "v1", Resource: "crontabs"}
+	live := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+		"metadata": map[string]any{"name": "a", "namespace": "one"}}}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{gvr: "CronTabList"}, live)
+	var lists, failing atomic.Int32
+	client.PrependReactor("list", "crontabs", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		lists.Add(1)
+		if a.GetNamespace() == "two" || a.GetNamespace() == "three" {
+			failing.Add(1)
+			return true, nil, apierrors.NewTooManyRequests("storage is (re)initializing", 1)
+		}
+		return false, nil, nil
+	})
+	crd := &apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+		Group: gvr.Group, Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "crontabs", Kind: "CronTab"}}}
+	gvk := gvr.GroupVersion().WithKind("CronTab")
+	lookup := liveObjects(client)
+	ctx := context.Background()
+
+	for _, name := range []string{"a", "b", "a"} {
+		obj, err := lookup(ctx, crd, gvk, "one", name)
+		if err != nil || (obj != nil) != (name == "a") {
+			t.Fatalf("one/%s: %v, %v", name, obj, err)
+		}
+	}
+	for _, ns := range []string{"two", "three", "two"} {
+		if _, err := lookup(ctx, crd, gvk, ns, "x"); !apierrors.IsTooManyRequests(err) {
+			t.Fatalf("%s: %v, want the list's error", ns, err)
+		}
+	}
+	if got := fmt.Sprint(lists.Load(), failing.Load()); got != "2 1" {
+		t.Errorf("lists made (all, failing): %s; want 2 1", got)
+	}
+}
