@@ -8,8 +8,8 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/memo"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
@@ -185,13 +185,7 @@ func (o *ValidateOptions) lookup(docs []manifest.Document) (validate.Lookup, err
 		}
 	}
 	// One answer per kind and version, shared by the objects of the input.
-	type answer struct {
-		once sync.Once
-		crd  *apiextensionsv1.CustomResourceDefinition
-		err  error
-	}
-	var mu sync.Mutex
-	answers := map[schema.GroupVersionKind]*answer{}
+	var answers memo.Map[schema.GroupVersionKind, *apiextensionsv1.CustomResourceDefinition]
 	resolve := func(ctx context.Context, gvk schema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error) {
 		res, err := cat.Resolve(ctx, gvk.Kind+"."+gvk.Version+"."+gvk.Group)
 		var unknown *catalog.UnknownTypeError
@@ -210,15 +204,7 @@ func (o *ValidateOptions) lookup(docs []manifest.Document) (validate.Lookup, err
 		if cat == nil || gvk.Group == "" {
 			return nil, nil
 		}
-		mu.Lock()
-		a := answers[gvk]
-		if a == nil {
-			a = &answer{}
-			answers[gvk] = a
-		}
-		mu.Unlock()
-		a.once.Do(func() { a.crd, a.err = resolve(ctx, gvk) })
-		return a.crd, a.err
+		return answers.Get(gvk, func() (*apiextensionsv1.CustomResourceDefinition, error) { return resolve(ctx, gvk) })
 	}, nil
 }
 

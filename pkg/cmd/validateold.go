@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/memo"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -73,47 +74,30 @@ func liveObjects(client dynamic.Interface) validate.OldLookup {
 		gvr       schema.GroupVersionResource
 		namespace string
 	}
-	type listed struct {
-		once  sync.Once
-		byKey map[string]map[string]any
-		err   error
-	}
-	var mu sync.Mutex
-	lists := map[listKey]*listed{}
+	var lists memo.Map[listKey, map[string]map[string]any]
 	// A resource the server cannot list (after client-go's retries, which
 	// can take seconds) is not asked for again in another namespace.
-	failed := map[schema.GroupVersionResource]error{}
+	var failed sync.Map // schema.GroupVersionResource -> error
 	return func(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, gvk schema.GroupVersionKind, ns, name string) (map[string]any, error) {
 		k := listKey{gvk.GroupVersion().WithResource(crd.Spec.Names.Plural), ns}
-		mu.Lock()
-		l := lists[k]
-		if l == nil {
-			l = &listed{}
-			lists[k] = l
-		}
-		mu.Unlock()
-		l.once.Do(func() {
-			mu.Lock()
-			l.err = failed[k.gvr]
-			mu.Unlock()
-			if l.err != nil {
-				return
+		byName, err := lists.Get(k, func() (map[string]map[string]any, error) {
+			if err, ok := failed.Load(k.gvr); ok {
+				return nil, err.(error)
 			}
 			list, err := client.Resource(k.gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 			if apierrors.IsNotFound(err) {
-				return // the CRD is in the input, not yet in the cluster
+				return nil, nil // the CRD is in the input, not yet in the cluster
 			}
-			if l.err = err; err != nil {
-				mu.Lock()
-				failed[k.gvr] = err
-				mu.Unlock()
-				return
+			if err != nil {
+				failed.Store(k.gvr, err)
+				return nil, err
 			}
-			l.byKey = map[string]map[string]any{}
+			byName := map[string]map[string]any{}
 			for _, item := range list.Items {
-				l.byKey[item.GetName()] = item.Object
+				byName[item.GetName()] = item.Object
 			}
+			return byName, nil
 		})
-		return l.byKey[name], l.err
+		return byName[name], err
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/memo"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -82,10 +83,12 @@ type Options struct {
 // version's validator built once; results are in input order. Custom
 // resources are checked as creates (or, with Options.Old, as updates of
 // what exists), CRDs as the server checks a new CRD, documents that could
-// not be read are errors.
+// not be read are errors. Each document's decoded forms (Object, JSON,
+// Node) are released once it is checked, so that a long input does not
+// stay in memory whole: docs are not for use afterwards.
 func Documents(ctx context.Context, docs []manifest.Document, lookup Lookup, opts Options) Report {
 	results := make([]ObjectResult, len(docs))
-	cache := &validators{m: map[string]*validatorEntry{}}
+	cache := &validators{}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i := range docs {
@@ -115,25 +118,11 @@ func Documents(ctx context.Context, docs []manifest.Document, lookup Lookup, opt
 	return r
 }
 
+// validators builds each CRD version's validator once.
 type validators struct {
-	mu sync.Mutex
-	m  map[string]*validatorEntry
-}
-
-type validatorEntry struct {
-	once sync.Once
-	v    *Validator
-	err  error
+	m memo.Map[string, *Validator]
 }
 
 func (c *validators) get(crd *apiextensionsv1.CustomResourceDefinition, version string) (*Validator, error) {
-	c.mu.Lock()
-	e := c.m[crd.Name+"/"+version]
-	if e == nil {
-		e = &validatorEntry{}
-		c.m[crd.Name+"/"+version] = e
-	}
-	c.mu.Unlock()
-	e.once.Do(func() { e.v, e.err = NewValidator(crd, version) })
-	return e.v, e.err
+	return c.m.Get(crd.Name+"/"+version, func() (*Validator, error) { return NewValidator(crd, version) })
 }
