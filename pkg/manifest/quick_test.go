@@ -15,11 +15,11 @@ import (
 // place and the same YAML node positions.
 func sameAsCareful(t *testing.T, name string, text []byte, offset int) bool {
 	t.Helper()
-	q := quickYAML(name, text, offset)
+	q, _, _ := quickYAML(name, text, offset)
 	if q == nil {
 		return false
 	}
-	c, err := carefulYAML(name, text, offset)
+	c, err := carefulYAML(name, text, offset, nil, nil)
 	if err != nil || c == nil {
 		t.Fatalf("%s: the quick reading accepts what the careful one refuses (%v):\n%s", name, err, text)
 	}
@@ -93,7 +93,7 @@ func TestQuickDeclines(t *testing.T) {
 		"\ta: 1\n",                        // a tab
 		"a: [1\n",                         // broken
 	} {
-		if d := quickYAML("f", []byte(text), 0); d != nil {
+		if d, _, _ := quickYAML("f", []byte(text), 0); d != nil {
 			t.Errorf("quick path took %q: %s", text, d.JSON)
 		}
 	}

@@ -187,21 +187,26 @@ func isSeparator(line []byte) bool {
 // decodeYAML decodes one YAML document that starts after offset lines of
 // the file; it returns nil for an empty one.
 func decodeYAML(name string, text []byte, offset int) (*Document, error) {
-	if d := quickYAML(name, text, offset); d != nil {
+	d, js, obj := quickYAML(name, text, offset)
+	if d != nil {
 		return d, nil
 	}
-	return carefulYAML(name, text, offset)
+	return carefulYAML(name, text, offset, js, obj)
 }
 
 // carefulYAML decodes one YAML document with its YAML node, and says
-// exactly what is wrong with it when it cannot be an object.
-func carefulYAML(name string, text []byte, offset int) (*Document, error) {
+// exactly what is wrong with it when it cannot be an object. js and obj,
+// when not nil, are the document as the quick path decoded it already.
+func carefulYAML(name string, text []byte, offset int, js []byte, obj map[string]any) (*Document, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(text, &root); err != nil {
 		// kubectl's YAML reader is more lenient than this one in a few
 		// corners: what it reads as an object is an object, without
 		// positions.
-		if js, obj := asKubectlReads(text); obj != nil {
+		if obj == nil {
+			js, obj = asKubectlReads(text)
+		}
+		if obj != nil {
 			line, column, ok := firstKey(text)
 			if !ok {
 				line, column = 1, 1
@@ -221,13 +226,14 @@ func carefulYAML(name string, text []byte, offset int) (*Document, error) {
 	if err := checkNode(name, node); err != nil {
 		return nil, err
 	}
-	js, err := sigsyaml.YAMLToJSON(text)
-	if err != nil {
-		return nil, shiftLine(yamlError(name, err), offset)
-	}
-	var obj map[string]any
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(js, &obj); err != nil {
-		return nil, &Error{File: name, Line: node.Line, Column: node.Column, Msg: "invalid object: " + jsonMessage(err)}
+	if obj == nil {
+		var err error
+		if js, err = sigsyaml.YAMLToJSON(text); err != nil {
+			return nil, shiftLine(yamlError(name, err), offset)
+		}
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(js, &obj); err != nil {
+			return nil, &Error{File: name, Line: node.Line, Column: node.Column, Msg: "invalid object: " + jsonMessage(err)}
+		}
 	}
 	return &Document{File: name, Line: node.Line, Column: node.Column, JSON: js, Object: obj, Node: node}, nil
 }
@@ -237,21 +243,22 @@ func carefulYAML(name string, text []byte, offset int) (*Document, error) {
 // YAML node: that is parsed only when a position is asked for. It returns
 // nil for anything else, which decodeYAML reads the careful way (and which
 // gets the same JSON either way: a test reads every test and corpus file
-// both ways, and a fuzz target compares them).
-func quickYAML(name string, text []byte, offset int) *Document {
+// both ways, and a fuzz target compares them), with the JSON and object
+// when it decoded them (a list, whose items need their nodes).
+func quickYAML(name string, text []byte, offset int) (*Document, []byte, map[string]any) {
 	line, column, ok := firstKey(text)
 	if !ok || bytes.Contains(text, []byte("<<")) {
-		return nil // merge keys: the careful path checks the keys as written
+		return nil, nil, nil // merge keys: the careful path checks the keys as written
 	}
 	js, obj := asKubectlReads(text)
 	if obj == nil {
-		return nil
+		return nil, nil, nil
 	}
 	if kind, _ := obj["kind"].(string); strings.HasSuffix(kind, "List") {
-		return nil // lists need their items' nodes
+		return nil, js, obj // lists need their items' nodes
 	}
 	return &Document{File: name, Line: line + offset, Column: column, JSON: js, Object: obj,
-		later: &laterNode{text: text, offset: offset}}
+		later: &laterNode{text: text, offset: offset}}, nil, nil
 }
 
 // asKubectlReads decodes a YAML document into JSON as kubectl does
