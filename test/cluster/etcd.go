@@ -1,10 +1,12 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
@@ -12,22 +14,39 @@ import (
 )
 
 // startEtcd starts a single-member etcd in dir, listening on loopback.
+//
+// etcd binds its own ports, so a port found free may be taken by another
+// process (test packages run side by side) before etcd binds it; then it
+// tries again on other ports, in a fresh data directory.
 func startEtcd(dir string) (*embed.Etcd, string, error) {
-	clientURL, err := freeURL()
-	if err != nil {
-		return nil, "", err
+	const attempts = 5
+	var err error
+	for i := range attempts {
+		var e *embed.Etcd
+		var clientURL string
+		var urls []url.URL
+		if urls, err = freeURLs(2); err != nil {
+			break
+		}
+		e, clientURL, err = startEtcdOnce(filepath.Join(dir, fmt.Sprintf("etcd-%d", i)), urls[0], urls[1])
+		if err == nil {
+			return e, clientURL, nil
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			break
+		}
 	}
-	peerURL, err := freeURL()
-	if err != nil {
-		return nil, "", err
-	}
+	return nil, "", err
+}
+
+func startEtcdOnce(dir string, clientURL, peerURL url.URL) (*embed.Etcd, string, error) {
 	cfg := embed.NewConfig()
 	cfg.Name = "kubectl-crd-test"
-	cfg.Dir = filepath.Join(dir, "etcd")
-	cfg.ListenClientUrls = []url.URL{*clientURL}
-	cfg.AdvertiseClientUrls = []url.URL{*clientURL}
-	cfg.ListenPeerUrls = []url.URL{*peerURL}
-	cfg.AdvertisePeerUrls = []url.URL{*peerURL}
+	cfg.Dir = dir
+	cfg.ListenClientUrls = []url.URL{clientURL}
+	cfg.AdvertiseClientUrls = []url.URL{clientURL}
+	cfg.ListenPeerUrls = []url.URL{peerURL}
+	cfg.AdvertisePeerUrls = []url.URL{peerURL}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 	cfg.UnsafeNoFsync = true // a throwaway store: speed over durability
@@ -45,12 +64,17 @@ func startEtcd(dir string) (*embed.Etcd, string, error) {
 	return e, clientURL.String(), nil
 }
 
-func freeURL() (*url.URL, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
+// freeURLs returns n distinct loopback URLs whose ports were free a moment
+// ago: all n are held open together, so no two are the same.
+func freeURLs(n int) ([]url.URL, error) {
+	urls := make([]url.URL, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		urls = append(urls, url.URL{Scheme: "http", Host: l.Addr().String()})
 	}
-	addr := l.Addr().String()
-	l.Close()
-	return &url.URL{Scheme: "http", Host: addr}, nil
+	return urls, nil
 }
