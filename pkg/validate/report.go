@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
@@ -89,16 +90,18 @@ type Options struct {
 func Documents(ctx context.Context, docs []manifest.Document, lookup Lookup, opts Options) Report {
 	results := make([]ObjectResult, len(docs))
 	cache := &validators{}
+	// One worker per core takes the next document until none is left: a
+	// goroutine per document would grow a fresh stack for each.
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i := range docs {
+	for range min(runtime.GOMAXPROCS(0), len(docs)) {
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
-			results[i] = one(ctx, &docs[i], lookup, cache, opts)
-			docs[i].Object, docs[i].JSON, docs[i].Node = nil, nil, nil
+			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
+				results[i] = one(ctx, &docs[i], lookup, cache, opts)
+				docs[i].Object, docs[i].JSON, docs[i].Node = nil, nil, nil
+			}
 		}()
 	}
 	wg.Wait()
