@@ -4,7 +4,11 @@ package main
 import (
 	"os"
 
-	// First, so that kubectl's English catalogues are not parsed at start-up.
+	// Initialised before the heavy packages (Go initialises packages in
+	// import-path order, each once its imports are): no garbage is collected
+	// while packages initialise, and kubectl's English catalogues are not
+	// parsed at start-up.
+	_ "github.com/kubectl-crd/kubectl-crd/internal/initgc"
 	_ "github.com/kubectl-crd/kubectl-crd/pkg/cmd/lang"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/cmd"

@@ -1,0 +1,44 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNoCollectionWhileStarting: no garbage is collected while packages
+// initialise (internal/initgc is initialised before the heavy ones), and
+// none for a command as small as version; a GOGC the user set is obeyed.
+func TestNoCollectionWhileStarting(t *testing.T) {
+	r := bin.Run(t, "kubectl-crd", []string{"GODEBUG=gctrace=1,inittrace=1"}, "version")
+	if r.Code != 0 {
+		t.Fatalf("version: exit %d\n%s", r.Code, r.Stderr)
+	}
+	order := map[string]int{}
+	collections := 0
+	for i, line := range strings.Split(r.Stderr, "\n") {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) > 1 && fields[0] == "init":
+			order[fields[1]] = i
+		case len(fields) > 1 && fields[0] == "gc":
+			collections++
+		}
+	}
+	first, ok := order["github.com/kubectl-crd/kubectl-crd/internal/initgc"]
+	if !ok {
+		t.Fatalf("internal/initgc was not initialised:\n%s", r.Stderr)
+	}
+	for _, heavy := range []string{"k8s.io/client-go/kubernetes/scheme", "k8s.io/kubectl/pkg/scheme", "k8s.io/component-base/metrics/legacyregistry"} {
+		if at, ok := order[heavy]; !ok || at < first {
+			t.Errorf("%s initialised before internal/initgc (or not at all)", heavy)
+		}
+	}
+	if collections != 0 {
+		t.Errorf("%d garbage collections during version:\n%s", collections, r.Stderr)
+	}
+
+	r = bin.Run(t, "kubectl-crd", []string{"GODEBUG=gctrace=1", "GOGC=1"}, "version")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "gc 1 @") {
+		t.Errorf("GOGC=1: no collection, so the user's GOGC was not obeyed: exit %d\n%s", r.Code, r.Stderr)
+	}
+}
