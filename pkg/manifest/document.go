@@ -70,8 +70,11 @@ func (d *Document) YAMLNode() *yaml.Node {
 type laterNode struct {
 	once   sync.Once
 	text   []byte
-	offset int
-	n      *yaml.Node
+	offset int // lines before the text in the file
+	// columns before the text on its first line (a JSON value that does
+	// not start a line)
+	columns int
+	n       *yaml.Node
 }
 
 func (l *laterNode) node() *yaml.Node {
@@ -79,7 +82,7 @@ func (l *laterNode) node() *yaml.Node {
 		var root yaml.Node
 		if yaml.Unmarshal(l.text, &root) == nil && len(root.Content) > 0 {
 			l.n = root.Content[0]
-			shiftLines(l.n, l.offset)
+			shiftPositions(l.n, l.offset, l.columns)
 		}
 		l.text = nil
 	})

@@ -2,17 +2,14 @@ package manifest
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	yaml "go.yaml.in/yaml/v3"
 	sigsjson "sigs.k8s.io/json"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -128,19 +125,7 @@ func readYAML(name string, data []byte) []Document {
 		}
 	}
 	// Documents decode on their own: on every core for a long stream.
-	workers := min(runtime.GOMAXPROCS(0), len(chunks)/64+1)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(chunks); i = int(next.Add(1) - 1) {
-				decode(i)
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Each(len(chunks), 64, decode)
 	docs := decoded[:0]
 	for i := range decoded {
 		if ok[i] {
@@ -362,92 +347,6 @@ func shiftLine(err error, offset int) error {
 		e.Line += offset
 	}
 	return err
-}
-
-// readJSON decodes a stream of JSON values. Positions come from parsing each
-// value as YAML in place (everything else blanked out), so that lines and
-// columns are those of the file.
-func readJSON(name string, data []byte) []Document {
-	var docs []Document
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var prev int64
-	for {
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if errors.Is(err, io.EOF) {
-			return docs
-		}
-		if err != nil {
-			return append(docs, failed(jsonError(name, data, dec.InputOffset(), err)))
-		}
-		end := dec.InputOffset()
-		doc := Document{File: name, JSON: raw}
-		start := int(prev) + leadingSpace(data[prev:end])
-		doc.Line, doc.Column = lineColumn(data, start)
-		if len(raw) > MaxDocument {
-			docs = append(docs, failed(tooLarge(name, doc.Line, len(raw))))
-			prev = end
-			continue
-		}
-		if node, err := positionNode(data[start:end], doc.Line, doc.Column); err == nil && node != nil {
-			if err := checkNode(name, node); err != nil {
-				docs = append(docs, failed(err))
-				prev = end
-				continue
-			}
-			doc.Node = node
-		}
-		if string(raw) != "null" {
-			docs = append(docs, doc)
-		}
-		prev = end
-	}
-}
-
-func leadingSpace(b []byte) int {
-	return len(b) - len(bytes.TrimLeft(b, " \t\r\n"))
-}
-
-// positionNode parses one JSON value as YAML (JSON is YAML) for the
-// positions of its nodes, moved to where the value starts in the file.
-func positionNode(value []byte, line, column int) (*yaml.Node, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(value, &root); err != nil || len(root.Content) == 0 {
-		return nil, err
-	}
-	shiftPositions(root.Content[0], line-1, column-1)
-	return root.Content[0], nil
-}
-
-// shiftPositions moves nodes down by lines, and those on the first line
-// right by columns.
-func shiftPositions(n *yaml.Node, lines, columns int) {
-	if n.Line == 1 {
-		n.Column += columns
-	}
-	n.Line += lines
-	for _, c := range n.Content {
-		shiftPositions(c, lines, columns)
-	}
-}
-
-func lineColumn(data []byte, offset int) (int, int) {
-	if offset > len(data) {
-		offset = len(data)
-	}
-	before := data[:offset]
-	line := bytes.Count(before, []byte{'\n'}) + 1
-	col := offset - bytes.LastIndexByte(before, '\n')
-	return line, col
-}
-
-func jsonError(name string, data []byte, offset int64, err error) error {
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) && syn.Offset > 0 {
-		offset = syn.Offset - 1 // the offending byte, not the one after it
-	}
-	line, col := lineColumn(data, int(offset))
-	return &Error{File: name, Line: line, Column: col, Msg: "invalid JSON: " + jsonMessage(err)}
 }
 
 // jsonMessage is a JSON decoder's error, with the nesting limit (which

@@ -2,11 +2,9 @@ package validate
 
 import (
 	"context"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
+	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -90,21 +88,10 @@ type Options struct {
 func Documents(ctx context.Context, docs []manifest.Document, lookup Lookup, opts Options) Report {
 	results := make([]ObjectResult, len(docs))
 	cache := &validators{}
-	// One worker per core takes the next document until none is left: a
-	// goroutine per document would grow a fresh stack for each.
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(docs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(docs); i = int(next.Add(1) - 1) {
-				results[i] = one(ctx, &docs[i], lookup, cache, opts)
-				docs[i].Object, docs[i].JSON, docs[i].Node = nil, nil, nil
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Each(len(docs), 1, func(i int) {
+		results[i] = one(ctx, &docs[i], lookup, cache, opts)
+		docs[i].Object, docs[i].JSON, docs[i].Node = nil, nil, nil
+	})
 	r := Report{Results: results}
 	for _, res := range results {
 		switch res.Status {
