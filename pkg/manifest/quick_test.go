@@ -33,6 +33,26 @@ func sameAsCareful(t *testing.T, name string, text []byte, offset int) bool {
 	if c.Node != nil && !samePositions(q.YAMLNode(), c.Node) {
 		t.Fatalf("%s: the later node differs from the careful one", name)
 	}
+	sameAsKubectl(t, name, text)
+	return true
+}
+
+// sameAsKubectl fails when the simple reading takes a document and gives
+// other JSON or another object than kubectl's reader; it tells whether
+// the simple reading took it.
+func sameAsKubectl(t *testing.T, name string, text []byte) bool {
+	t.Helper()
+	js, obj, ok := simpleYAML(text)
+	if !ok {
+		return false
+	}
+	wantJS, wantObj := asKubectlReads(text)
+	if wantObj == nil {
+		t.Fatalf("%s: the simple reading takes what kubectl's reader refuses:\n%s", name, text)
+	}
+	if !bytes.Equal(js, wantJS) || !reflect.DeepEqual(obj, wantObj) {
+		t.Fatalf("%s: simple reading %s, kubectl's reader %s:\n%s", name, js, wantJS, text)
+	}
 	return true
 }
 
@@ -59,7 +79,7 @@ func TestQuickEqualsCareful(t *testing.T) {
 	if dir := os.Getenv("KUBECTL_CRD_CORPUS"); dir != "" {
 		roots = append(roots, dir)
 	}
-	files, quick := 0, 0
+	files, quick, simple := 0, 0, 0
 	for _, root := range roots {
 		_ = filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
 			if err != nil || e.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml") {
@@ -74,6 +94,9 @@ func TestQuickEqualsCareful(t *testing.T) {
 				if sameAsCareful(t, path, c.text, c.line-1) {
 					quick++
 				}
+				if sameAsKubectl(t, path, c.text) {
+					simple++
+				}
 			}
 			return nil
 		})
@@ -81,7 +104,10 @@ func TestQuickEqualsCareful(t *testing.T) {
 	if quick == 0 {
 		t.Fatalf("no document of %d files took the quick path", files)
 	}
-	t.Logf("%d files, %d documents read quickly, each as the careful reading", files, quick)
+	if simple == 0 {
+		t.Fatalf("no document of %d files was simple", files)
+	}
+	t.Logf("%d files, %d documents read quickly, each as the careful reading; %d of them simple", files, quick, simple)
 }
 
 // TestQuickDeclines: what the quick path must leave to the careful one.
@@ -109,9 +135,11 @@ func FuzzQuickYAML(f *testing.F) {
 	seeds(f, "../../test/testdata/crds", "../../test/testdata/objects", "../../test/testdata/bad", "../../examples/objects/valid", "../../examples/objects/invalid")
 	f.Add([]byte("a: 1\nb: {c: [1, 2]}\n"))
 	f.Add([]byte("{a: 1, b: yes, c: 0777}\n"))
+	f.Add([]byte("a:\n- b: 1\n  c: [x]\n- 'q'\nd: \"s\"\ne:\nf: -12\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, c := range splitYAML(data) {
 			sameAsCareful(t, "f", c.text, c.line-1)
+			sameAsKubectl(t, "f", c.text)
 		}
 	})
 }

@@ -235,7 +235,10 @@ func quickYAML(name string, text []byte, offset int) (*Document, []byte, map[str
 	if !ok || bytes.Contains(text, []byte("<<")) {
 		return nil, nil, nil // merge keys: the careful path checks the keys as written
 	}
-	js, obj := asKubectlReads(text)
+	js, obj, ok := simpleYAML(text)
+	if !ok {
+		js, obj = asKubectlReads(text)
+	}
 	if obj == nil {
 		return nil, nil, nil
 	}

@@ -25,27 +25,31 @@ objects() {
 objects 2000 > "$work/2000.yaml"
 objects 20000 > "$work/20000.yaml"
 
-# run CMD...: prints "seconds maxRSS-KiB", the seconds to the millisecond
-# (the command's exit status is not the point: invalid objects make it 1)
-run() {
-	local start end
-	start=$(date +%s%N)
-	/usr/bin/time -o "$work/time" -f '%M' "$@" > /dev/null 2>&1 || true
-	end=$(date +%s%N)
-	echo "$(awk -v ns=$((end - start)) 'BEGIN { printf "%.3f", ns / 1e9 }') $(tail -1 "$work/time")"
+# seconds CMD...: the wall time of one run, to the millisecond, by the
+# shell's own clock (no process but the command itself is timed); the
+# command's exit status is not the point: invalid objects make it 1
+seconds() {
+	local TIMEFORMAT=%3R
+	{ time KUBECONFIG= "$@" > /dev/null 2>&1 || true; } 2>&1
+}
+# rss CMD...: the peak resident memory of one run, in KiB (a run of its own)
+rss() {
+	/usr/bin/time -o "$work/time" -f '%M' env KUBECONFIG= "$@" > /dev/null 2>&1 || true
+	tail -1 "$work/time"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-plugin=() kv=() prss=0 krss=0
+plugin=() kv=()
 for ((r = 0; r < runs; r++)); do
-	read -r t m < <(run env KUBECONFIG= "$work/kubectl-crd" validate -f "$work/2000.yaml" --crds "$work/crds")
-	plugin+=("$t"); ((m > prss)) && prss=$m
-	read -r t m < <(run env KUBECONFIG= "$work/kubectl-validate" "$work/2000.yaml" --local-crds "$work/crds" --version 1.30)
-	kv+=("$t"); ((m > krss)) && krss=$m
+	plugin+=("$(seconds "$work/kubectl-crd" validate -f "$work/2000.yaml" --crds "$work/crds")")
+	kv+=("$(seconds "$work/kubectl-validate" "$work/2000.yaml" --local-crds "$work/crds" --version 1.30)")
 done
+prss=$(rss "$work/kubectl-crd" validate -f "$work/2000.yaml" --crds "$work/crds")
+krss=$(rss "$work/kubectl-validate" "$work/2000.yaml" --local-crds "$work/crds" --version 1.30)
 pm=$(printf '%s\n' "${plugin[@]}" | median)
 km=$(printf '%s\n' "${kv[@]}" | median)
 echo "2000 objects: kubectl-crd ${pm}s (max RSS $((prss / 1024)) MiB), kubectl-validate ${km}s (max RSS $((krss / 1024)) MiB)"
 awk -v p="$pm" -v k="$km" 'BEGIN { printf "throughput: kubectl-crd is %.1fx kubectl-validate\n", k / p }'
-read -r t m < <(run env KUBECONFIG= "$work/kubectl-crd" validate -f "$work/20000.yaml" --crds "$work/crds")
+t=$(seconds "$work/kubectl-crd" validate -f "$work/20000.yaml" --crds "$work/crds")
+m=$(rss "$work/kubectl-crd" validate -f "$work/20000.yaml" --crds "$work/crds")
 echo "20000 objects: kubectl-crd ${t}s (max RSS $((m / 1024)) MiB)"

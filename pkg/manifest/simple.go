@@ -1,0 +1,253 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// simpleYAML decodes the plainest YAML documents, which most manifests
+// are, without a YAML parser: block mappings and sequences indented with
+// spaces, keys of letters, digits and -._/$, and values that are plain
+// words, quoted strings without escapes, decimal integers, true, false or
+// null. It gives what kubectl's reader (sigs.k8s.io/yaml) gives, the JSON
+// and the object decoded from it, and declines (ok false) anything else:
+// other characters (tabs, CR, anything not printable ASCII), comments
+// after content, flow collections, anchors, tags, block scalars, values
+// that span lines, nesting deeper than simpleDepth, the words YAML 1.1 reads as booleans or null in other
+// spellings (yes, Off, NULL, ...), numbers other than plain integers, and
+// keys given twice. Declined documents take the careful path, and a test
+// and a fuzz target check that both paths agree on what this one takes.
+func simpleYAML(text []byte) (js []byte, obj map[string]any, ok bool) {
+	p := simpleParser{}
+	if !p.split(text) || len(p.lines) == 0 || p.lines[0].indent != 0 {
+		return nil, nil, false
+	}
+	obj, ok = p.mapping(0)
+	if !ok || p.i != len(p.lines) {
+		return nil, nil, false
+	}
+	js, err := json.Marshal(obj)
+	if err != nil {
+		return nil, nil, false
+	}
+	return js, obj, true
+}
+
+// simpleLine is a line with content: its indentation and what follows it.
+type simpleLine struct {
+	indent int
+	text   []byte
+}
+
+type simpleParser struct {
+	lines []simpleLine
+	i     int // the next line to read
+	depth int // of the block being read
+}
+
+// simpleDepth is the deepest nesting read here; manifests go a few dozen
+// levels deep, and deeper ones are left to the parser that knows where
+// kubectl's reader stops (10,000 levels).
+const simpleDepth = 100
+
+// split keeps the lines with content, and declines characters outside
+// printable ASCII and lines that are directives or document markers.
+func (p *simpleParser) split(text []byte) bool {
+	for _, c := range text {
+		if (c < ' ' && c != '\n') || c > '~' {
+			return false
+		}
+	}
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		content := bytes.TrimLeft(line, " ")
+		content = bytes.TrimRight(content, " ")
+		if len(content) == 0 || content[0] == '#' {
+			continue
+		}
+		if bytes.HasPrefix(content, []byte("---")) || bytes.HasPrefix(content, []byte("...")) || content[0] == '%' {
+			return false
+		}
+		p.lines = append(p.lines, simpleLine{indent: len(line) - len(bytes.TrimLeft(line, " ")), text: content})
+	}
+	return true
+}
+
+// value reads the block that starts at the current line, at indent.
+func (p *simpleParser) value(indent int) (any, bool) {
+	if p.depth >= simpleDepth {
+		return nil, false
+	}
+	p.depth++
+	defer func() { p.depth-- }()
+	if isItem(p.lines[p.i].text) {
+		return p.sequence(indent)
+	}
+	if _, _, ok := entry(p.lines[p.i].text); ok {
+		return p.mapping(indent)
+	}
+	return nil, false // a scalar on a line of its own
+}
+
+// mapping reads the entries at indent.
+func (p *simpleParser) mapping(indent int) (map[string]any, bool) {
+	m := map[string]any{}
+	for p.i < len(p.lines) && p.lines[p.i].indent == indent && !isItem(p.lines[p.i].text) {
+		key, rest, ok := entry(p.lines[p.i].text)
+		if !ok {
+			return nil, false
+		}
+		if _, twice := m[key]; twice {
+			return nil, false
+		}
+		p.i++
+		if len(rest) > 0 {
+			v, ok := scalar(rest)
+			if !ok || p.i < len(p.lines) && p.lines[p.i].indent > indent {
+				return nil, false // or a value that goes on
+			}
+			m[key] = v
+			continue
+		}
+		// The value is the block below: deeper, or a sequence at the
+		// key's own indent; else null.
+		if p.i < len(p.lines) {
+			next := p.lines[p.i]
+			if next.indent > indent || next.indent == indent && isItem(next.text) {
+				v, ok := p.value(next.indent)
+				if !ok {
+					return nil, false
+				}
+				m[key] = v
+				continue
+			}
+		}
+		m[key] = nil
+	}
+	return m, true
+}
+
+// sequence reads the items ("- ...") at indent.
+func (p *simpleParser) sequence(indent int) ([]any, bool) {
+	items := []any{}
+	for p.i < len(p.lines) && p.lines[p.i].indent == indent && isItem(p.lines[p.i].text) {
+		rest := p.lines[p.i].text[1:]
+		content := bytes.TrimLeft(rest, " ")
+		if len(content) == 0 || isItem(content) {
+			return nil, false // the item's block below, or a sequence in a sequence
+		}
+		if _, _, ok := entry(content); ok {
+			// A mapping whose first key is on the dash's line: its keys
+			// are indented as that one.
+			p.lines[p.i] = simpleLine{indent: indent + 1 + len(rest) - len(content), text: content}
+			m, ok := p.mapping(p.lines[p.i].indent)
+			if !ok {
+				return nil, false
+			}
+			items = append(items, m)
+			continue
+		}
+		v, ok := scalar(content)
+		p.i++
+		if !ok || p.i < len(p.lines) && p.lines[p.i].indent > indent {
+			return nil, false
+		}
+		items = append(items, v)
+	}
+	return items, true
+}
+
+func isItem(text []byte) bool {
+	return text[0] == '-' && (len(text) == 1 || text[1] == ' ')
+}
+
+// entry splits "key: rest" or "key:"; ok is false for anything else, and
+// for keys that YAML would not read as the string they spell.
+func entry(text []byte) (key string, rest []byte, ok bool) {
+	i := 0
+	for i < len(text) && keyByte(text[i]) {
+		i++
+	}
+	if i == 0 || i == len(text) || text[i] != ':' || i+1 < len(text) && text[i+1] != ' ' {
+		return "", nil, false
+	}
+	key = string(text[:i])
+	if c := key[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$') || yaml11Words[key] || !stringLike(key) {
+		return "", nil, false
+	}
+	return key, bytes.TrimLeft(text[i+1:], " "), true
+}
+
+func keyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '/' || c == '$'
+}
+
+// scalar reads a value written on its key's or dash's line.
+func scalar(text []byte) (any, bool) {
+	switch c := text[0]; {
+	case c == '"' || c == '\'':
+		// Quoted, without escapes or quotes inside.
+		if len(text) < 2 || text[len(text)-1] != c || bytes.IndexByte(text[1:len(text)-1], c) >= 0 ||
+			c == '"' && bytes.IndexByte(text, '\\') >= 0 {
+			return nil, false
+		}
+		return string(text[1 : len(text)-1]), true
+	case c >= '0' && c <= '9' || c == '-':
+		return integer(text)
+	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || c == '/':
+		if bytes.IndexByte(text, '#') >= 0 || bytes.Contains(text, []byte(": ")) || text[len(text)-1] == ':' {
+			return nil, false // a comment, or a mapping where none can be
+		}
+		s := string(text)
+		switch s {
+		case "true":
+			return true, true
+		case "false":
+			return false, true
+		case "null":
+			return nil, true
+		}
+		if yaml11Words[s] {
+			return nil, false
+		}
+		return s, true
+	}
+	return nil, false
+}
+
+// integer reads a decimal integer small enough for int64 (0, -5, 42, not
+// 007, +1, 1_000 or 0x1F, which YAML 1.1 reads in ways of its own).
+func integer(text []byte) (any, bool) {
+	digits := text
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 || digits[0] == '0' && len(digits) > 1 {
+		return nil, false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return nil, false
+		}
+	}
+	n, err := strconv.ParseInt(string(text), 10, 64)
+	return n, err == nil
+}
+
+// yaml11Words are the plain words that YAML 1.1 (kubectl's reader) reads
+// as booleans or null, in every spelling it knows.
+var yaml11Words = map[string]bool{}
+
+func init() {
+	for _, w := range []string{"y", "yes", "true", "on", "n", "no", "false", "off", "null"} {
+		for _, s := range []string{w, string(w[0]-'a'+'A') + w[1:], string(bytes.ToUpper([]byte(w)))} {
+			yaml11Words[s] = true
+		}
+	}
+}
