@@ -2,7 +2,7 @@ package manifest
 
 import (
 	"bytes"
-	"encoding/json"
+	"slices"
 	"strconv"
 )
 
@@ -27,11 +27,63 @@ func simpleYAML(text []byte) (js []byte, obj map[string]any, ok bool) {
 	if !ok || p.i != len(p.lines) {
 		return nil, nil, false
 	}
-	js, err := json.Marshal(obj)
-	if err != nil {
-		return nil, nil, false
+	return appendJSON(make([]byte, 0, len(text)+len(text)/2), obj), obj, true
+}
+
+// appendJSON writes v as encoding/json writes it (keys in order, <, > and &
+// escaped), for the values simpleYAML makes, whose strings are printable
+// ASCII.
+func appendJSON(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = appendJSON(b, v[k])
+		}
+		return append(b, '}')
+	case []any:
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, e)
+		}
+		return append(b, ']')
+	case string:
+		return appendString(b, v)
+	case int64:
+		return strconv.AppendInt(b, v, 10)
+	case bool:
+		return strconv.AppendBool(b, v)
 	}
-	return js, obj, true
+	return append(b, "null"...)
+}
+
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '<', '>', '&':
+			b = append(b, `\u00`...)
+			b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
 }
 
 // simpleLine is a line with content: its indentation and what follows it.

@@ -14,6 +14,7 @@ func TestSimpleTakes(t *testing.T) {
 		"# a comment\n\nspec:\n  # another\n  list:\n  - a\n  - b\n  maps:\n    - name: x\n      ports:\n      - 80\n    -   name: w\n        deep:\n          k: v\n",
 		"a: http://example.com/x?y=1&z=<2>\nb: some words, [brackets] and {braces}\nc: a:b\n$schema: x\nd: ''\n",
 		"a: 123456789012345678\nb: -123456789012345678\n",
+		"j: 'say \"hi\" <&> \\\\'\nk: a\\b\n", // what JSON escapes
 	} {
 		if !sameAsKubectl(t, "f", []byte(text)) {
 			t.Errorf("not taken:\n%s", text)
