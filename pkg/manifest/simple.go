@@ -14,10 +14,12 @@ import (
 // and the object decoded from it, and declines (ok false) anything else:
 // other characters (tabs, CR, anything not printable ASCII), comments
 // after content, flow collections, anchors, tags, block scalars, values
-// that span lines, nesting deeper than simpleDepth, the words YAML 1.1 reads as booleans or null in other
-// spellings (yes, Off, NULL, ...), numbers other than plain integers, and
-// keys given twice. Declined documents take the careful path, and a test
-// and a fuzz target check that both paths agree on what this one takes.
+// that span lines, nesting deeper than simpleDepth, the words YAML 1.1
+// reads as booleans or null in other spellings (yes, Off, NULL, ...),
+// numbers other than plain integers, and keys given twice. Declined
+// documents are read by kubectl's reader itself; a test over the test data
+// and corpus and a fuzz target check that the two agree on what this one
+// takes.
 func simpleYAML(text []byte) (js []byte, obj map[string]any, ok bool) {
 	p := simpleParser{}
 	if !p.split(text) || len(p.lines) == 0 || p.lines[0].indent != 0 {
@@ -28,62 +30,6 @@ func simpleYAML(text []byte) (js []byte, obj map[string]any, ok bool) {
 		return nil, nil, false
 	}
 	return appendJSON(make([]byte, 0, len(text)+len(text)/2), obj), obj, true
-}
-
-// appendJSON writes v as encoding/json writes it (keys in order, <, > and &
-// escaped), for the values simpleYAML makes, whose strings are printable
-// ASCII.
-func appendJSON(b []byte, v any) []byte {
-	switch v := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			b = appendJSON(b, v[k])
-		}
-		return append(b, '}')
-	case []any:
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSON(b, e)
-		}
-		return append(b, ']')
-	case string:
-		return appendString(b, v)
-	case int64:
-		return strconv.AppendInt(b, v, 10)
-	case bool:
-		return strconv.AppendBool(b, v)
-	}
-	return append(b, "null"...)
-}
-
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '<', '>', '&':
-			b = append(b, `\u00`...)
-			b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }
 
 // simpleLine is a line with content: its indentation and what follows it.
@@ -302,4 +248,60 @@ func init() {
 			yaml11Words[s] = true
 		}
 	}
+}
+
+// appendJSON writes v as encoding/json writes it (keys in order, <, > and &
+// escaped), for the values simpleYAML makes, whose strings are printable
+// ASCII.
+func appendJSON(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = appendJSON(b, v[k])
+		}
+		return append(b, '}')
+	case []any:
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, e)
+		}
+		return append(b, ']')
+	case string:
+		return appendString(b, v)
+	case int64:
+		return strconv.AppendInt(b, v, 10)
+	case bool:
+		return strconv.AppendBool(b, v)
+	}
+	return append(b, "null"...)
+}
+
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '<', '>', '&':
+			b = append(b, `\u00`...)
+			b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
 }
