@@ -175,12 +175,20 @@ func entry(text []byte) (key string, rest []byte, ok bool) {
 	if i == 0 || i == len(text) || text[i] != ':' || i+1 < len(text) && text[i+1] != ' ' {
 		return "", nil, false
 	}
+	if i > simpleKeyMax {
+		return "", nil, false
+	}
 	key = string(text[:i])
 	if c := key[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$') || yaml11Words[key] || !stringLike(key) {
 		return "", nil, false
 	}
 	return key, bytes.TrimLeft(text[i+1:], " "), true
 }
+
+// simpleKeyMax is the longest key read here: YAML allows a key without
+// "? " to be at most 1024 characters long, and the longest a Kubernetes
+// label or annotation key can be is 317.
+const simpleKeyMax = 512
 
 func keyByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '/' || c == '$'

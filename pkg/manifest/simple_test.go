@@ -42,7 +42,8 @@ func TestSimpleDeclines(t *testing.T) {
 		"a: t\u00e9\n", "a:\tb\n", "a: b\r\nc: d\r\n", "\ufeffa: 1\n", // not printable ASCII
 		"%YAML 1.1\na: 1\n", "a: 1\n...\n", "a: 1\n--- b\n",
 		"- a\n", "just words\n", "",
-		deep(simpleDepth + 1), // left to the parser that knows kubectl's limit
+		deep(simpleDepth + 1),               // left to the parser that knows kubectl's limit
+		strings.Repeat("k", 1025) + ": 1\n", // a key longer than YAML allows
 	} {
 		if _, _, ok := simpleYAML([]byte(text)); ok {
 			t.Errorf("taken: %q", text)
