@@ -33,7 +33,13 @@ type Bin struct {
 	runs    []run    // every kubectl-crd command run
 }
 
-type run struct{ env, args []string }
+// run is a command to replay: its environment and arguments, and the
+// temporary directory of the test that ran it (gone with the test; what
+// the replay writes there is removed after it).
+type run struct {
+	env, args []string
+	testDir   string
+}
 
 // Outputs returns the stdout and stderr of every kubectl-crd command run so
 // far (to search them all for what must never be printed).
@@ -110,7 +116,7 @@ func (b *Bin) Run(t testing.TB, name string, env []string, args ...string) Resul
 	if name == "kubectl-crd" {
 		b.mu.Lock()
 		b.outputs = append(b.outputs, r.Stdout, r.Stderr)
-		b.runs = append(b.runs, run{env: cmd.Env, args: args})
+		b.runs = append(b.runs, run{env: cmd.Env, args: args, testDir: filepath.Dir(home)})
 		b.mu.Unlock()
 	}
 	if r.Elapsed >= RunTimeout {
@@ -141,12 +147,18 @@ func Start(repoRoot string) (b *Bin, c *cluster.Cluster, stop func(), err error)
 // Replay runs every kubectl-crd command run so far again, with first
 // before its arguments (such as -v=9), each for at most timeout (a watch
 // does not end by itself), and returns the number of commands and their
-// outputs.
+// outputs. What the commands write again into their tests' temporary
+// directories (caches, output directories) is removed afterwards.
 func (b *Bin) Replay(first string, timeout time.Duration) (int, []string) {
 	b.mu.Lock()
 	runs := append([]run(nil), b.runs...)
 	b.mu.Unlock()
 	var outputs []string
+	defer func() {
+		for _, r := range runs {
+			os.RemoveAll(r.testDir)
+		}
+	}()
 	for _, r := range runs {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		cmd := exec.CommandContext(ctx, filepath.Join(b.Dir, "kubectl-crd"), append([]string{first}, r.args...)...)
