@@ -104,18 +104,6 @@ func positionNode(value []byte, line, column int) (*yaml.Node, error) {
 	return root.Content[0], nil
 }
 
-// shiftPositions moves nodes down by lines, and those on the first line
-// right by columns.
-func shiftPositions(n *yaml.Node, lines, columns int) {
-	if n.Line == 1 {
-		n.Column += columns
-	}
-	n.Line += lines
-	for _, c := range n.Content {
-		shiftPositions(c, lines, columns)
-	}
-}
-
 // lineCounter gives the line and column of offsets in data, each offset
 // asked for at or after the one before: a stream's lines are counted once.
 type lineCounter struct {

@@ -77,3 +77,19 @@ func splitPath(path string) []pathStep {
 	}
 	return out
 }
+
+// shiftPositions moves nodes down by lines, and those on the first line
+// right by columns: from where a document parsed on its own puts them to
+// their place in the file.
+func shiftPositions(n *yaml.Node, lines, columns int) {
+	if lines == 0 && columns == 0 {
+		return
+	}
+	if n.Line == 1 {
+		n.Column += columns
+	}
+	n.Line += lines
+	for _, c := range n.Content {
+		shiftPositions(c, lines, columns)
+	}
+}

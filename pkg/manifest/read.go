@@ -200,7 +200,7 @@ func carefulYAML(name string, text []byte, offset int, js []byte, obj map[string
 		}
 		return nil, shiftLine(yamlError(name, err), offset)
 	}
-	shiftLines(&root, offset)
+	shiftPositions(&root, offset, 0)
 	if root.Kind == 0 || len(root.Content) == 0 {
 		return nil, nil
 	}
@@ -331,18 +331,6 @@ func otherBreak(l []byte) bool {
 		return true
 	}
 	return bytes.Contains(l, []byte("\u0085")) || bytes.Contains(l, []byte("\u2028")) || bytes.Contains(l, []byte("\u2029"))
-}
-
-// shiftLines moves every node of a document parsed on its own down by
-// offset lines, to its place in the file.
-func shiftLines(n *yaml.Node, offset int) {
-	if offset == 0 {
-		return
-	}
-	n.Line += offset
-	for _, c := range n.Content {
-		shiftLines(c, offset)
-	}
 }
 
 func shiftLine(err error, offset int) error {

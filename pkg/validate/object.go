@@ -28,7 +28,8 @@ func one(ctx context.Context, d *manifest.Document, lookup Lookup, cache *valida
 	}
 	obj := &unstructured.Unstructured{Object: d.Object}
 	if obj.Object == nil {
-		// A JSON document: decoded as the server decodes it.
+		// Not decoded by the reader (a list's item, or JSON it could not
+		// position): decoded as the server decodes it.
 		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(d.JSON, &obj.Object); err != nil {
 			res.Status, res.Reason = "error", err.Error()
 			return res
