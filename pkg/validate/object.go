@@ -104,9 +104,9 @@ func one(ctx context.Context, d *manifest.Document, lookup Lookup, cache *valida
 	var out Result
 	if old != nil {
 		res.Operation = "update"
-		out = v.Update(ctx, obj.Object, old)
+		out = v.update(ctx, obj.Object, old)
 	} else {
-		out = v.Create(ctx, obj.Object, opts.Namespace)
+		out = v.create(ctx, obj.Object, opts.Namespace)
 	}
 	res.report(d, out, opts)
 	return res

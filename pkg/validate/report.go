@@ -82,9 +82,11 @@ type Options struct {
 // version's validator built once; results are in input order. Custom
 // resources are checked as creates (or, with Options.Old, as updates of
 // what exists), CRDs as the server checks a new CRD, documents that could
-// not be read are errors. Each document's decoded forms (Object, JSON,
-// Node) are released once it is checked, so that a long input does not
-// stay in memory whole: docs are not for use afterwards.
+// not be read are errors. Documents takes the documents over: each one's
+// object is checked in place (pruned and defaulted as the server would
+// store it) and its decoded forms (Object, JSON, Node) are released once it
+// is checked, so that a long input does not stay in memory whole; docs are
+// not for use afterwards.
 func Documents(ctx context.Context, docs []manifest.Document, lookup Lookup, opts Options) Report {
 	results := make([]ObjectResult, len(docs))
 	cache := &validators{}

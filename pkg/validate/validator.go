@@ -106,7 +106,13 @@ type Result struct {
 // object's namespace, or else namespace ("default" when "") for namespaced
 // kinds.
 func (v *Validator) Create(ctx context.Context, obj map[string]any, namespace string) Result {
-	u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
+	return v.create(ctx, runtime.DeepCopyJSON(obj), namespace)
+}
+
+// create is Create on an object the caller gives up: obj becomes the
+// object as the server would store it.
+func (v *Validator) create(ctx context.Context, obj map[string]any, namespace string) Result {
+	u := &unstructured.Unstructured{Object: obj}
 	res := Result{Unknown: PruneAndDefault(u.Object, v.structural, v.crd.Spec.PreserveUnknownFields)}
 	if v.strategy.NamespaceScoped() {
 		// kubectl sends an object to its own namespace.
@@ -133,7 +139,13 @@ func (v *Validator) Create(ctx context.Context, obj map[string]any, namespace st
 // status subresource is on, and the schema and CEL rules run with oldSelf
 // and validation ratcheting.
 func (v *Validator) Update(ctx context.Context, obj, old map[string]any) Result {
-	u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
+	return v.update(ctx, runtime.DeepCopyJSON(obj), old)
+}
+
+// update is Update on a new object the caller gives up (old is not
+// changed).
+func (v *Validator) update(ctx context.Context, obj, old map[string]any) Result {
+	u := &unstructured.Unstructured{Object: obj}
 	res := Result{Unknown: PruneAndDefault(u.Object, v.structural, v.crd.Spec.PreserveUnknownFields)}
 	o := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(old)}
 	PruneAndDefault(o.Object, v.structural, v.crd.Spec.PreserveUnknownFields)
