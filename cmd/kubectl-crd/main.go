@@ -6,9 +6,9 @@ import (
 
 	// Initialised before the heavy packages (Go initialises packages in
 	// import-path order, each once its imports are): no garbage is collected
-	// while packages initialise, and kubectl's English catalogues are not
-	// parsed at start-up.
-	_ "github.com/kubectl-crd/kubectl-crd/internal/initgc"
+	// while packages initialise, memory is not profiled, and kubectl's
+	// English catalogues are not parsed at start-up.
+	_ "github.com/kubectl-crd/kubectl-crd/internal/startup"
 	_ "github.com/kubectl-crd/kubectl-crd/pkg/cmd/lang"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/cmd"

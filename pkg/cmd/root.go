@@ -85,7 +85,7 @@ func Run(args []string, streams genericiooptions.IOStreams) int {
 	if os.Getenv("GOGC") == "" {
 		// A short-lived command: collecting garbage less often is faster
 		// (a list of 3,000 objects: about 10% of the wall time), for a
-		// bounded cost in peak memory. (internal/initgc turned collection
+		// bounded cost in peak memory. (internal/startup turned collection
 		// off while packages initialised; this turns it on.)
 		debug.SetGCPercent(400)
 	}

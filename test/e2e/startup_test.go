@@ -6,7 +6,7 @@ import (
 )
 
 // TestNoCollectionWhileStarting: no garbage is collected while packages
-// initialise (internal/initgc is initialised before the heavy ones), and
+// initialise (internal/startup is initialised before the heavy ones), and
 // none for a command as small as version; a GOGC the user set is obeyed.
 func TestNoCollectionWhileStarting(t *testing.T) {
 	r := bin.Run(t, "kubectl-crd", []string{"GODEBUG=gctrace=1,inittrace=1"}, "version")
@@ -24,13 +24,13 @@ func TestNoCollectionWhileStarting(t *testing.T) {
 			collections++
 		}
 	}
-	first, ok := order["github.com/kubectl-crd/kubectl-crd/internal/initgc"]
+	first, ok := order["github.com/kubectl-crd/kubectl-crd/internal/startup"]
 	if !ok {
-		t.Fatalf("internal/initgc was not initialised:\n%s", r.Stderr)
+		t.Fatalf("internal/startup was not initialised:\n%s", r.Stderr)
 	}
 	for _, heavy := range []string{"k8s.io/client-go/kubernetes/scheme", "k8s.io/kubectl/pkg/scheme", "k8s.io/component-base/metrics/legacyregistry"} {
 		if at, ok := order[heavy]; !ok || at < first {
-			t.Errorf("%s initialised before internal/initgc (or not at all)", heavy)
+			t.Errorf("%s initialised before internal/startup (or not at all)", heavy)
 		}
 	}
 	if collections != 0 {
