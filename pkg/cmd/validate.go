@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -99,6 +100,9 @@ func (o *ValidateOptions) Validate(args []string) error {
 func (o *ValidateOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if runtime.GOMAXPROCS(0) > 1 {
+		go func() { _ = validate.Warm() }()
 	}
 	docs, err := o.read()
 	if err != nil {
