@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // simpleYAML decodes the plainest YAML documents, which most manifests
@@ -21,8 +22,10 @@ import (
 // and corpus and a fuzz target check that the two agree on what this one
 // takes.
 func simpleYAML(text []byte) (js []byte, obj map[string]any, ok bool) {
+	// One string for the whole document: its keys and values are parts
+	// of it, not strings of their own.
 	p := simpleParser{}
-	if !p.split(text) || len(p.lines) == 0 || p.lines[0].indent != 0 {
+	if !p.split(string(text)) || len(p.lines) == 0 || p.lines[0].indent != 0 {
 		return nil, nil, false
 	}
 	obj, ok = p.mapping(0)
@@ -35,7 +38,7 @@ func simpleYAML(text []byte) (js []byte, obj map[string]any, ok bool) {
 // simpleLine is a line with content: its indentation and what follows it.
 type simpleLine struct {
 	indent int
-	text   []byte
+	text   string
 }
 
 type simpleParser struct {
@@ -51,28 +54,30 @@ const simpleDepth = 100
 
 // split keeps the lines with content, and declines characters outside
 // printable ASCII and lines that are directives or document markers.
-func (p *simpleParser) split(text []byte) bool {
-	for _, c := range text {
-		if (c < ' ' && c != '\n') || c > '~' {
+func (p *simpleParser) split(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; (c < ' ' && c != '\n') || c > '~' {
 			return false
 		}
 	}
+	p.lines = make([]simpleLine, 0, strings.Count(text, "\n")+1)
 	for len(text) > 0 {
 		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
 			line, text = text[:i], text[i+1:]
 		} else {
-			text = nil
+			text = ""
 		}
-		content := bytes.TrimLeft(line, " ")
-		content = bytes.TrimRight(content, " ")
+		content := strings.TrimLeft(line, " ")
+		indent := len(line) - len(content)
+		content = strings.TrimRight(content, " ")
 		if len(content) == 0 || content[0] == '#' {
 			continue
 		}
-		if bytes.HasPrefix(content, []byte("---")) || bytes.HasPrefix(content, []byte("...")) || content[0] == '%' {
+		if strings.HasPrefix(content, "---") || strings.HasPrefix(content, "...") || content[0] == '%' {
 			return false
 		}
-		p.lines = append(p.lines, simpleLine{indent: len(line) - len(bytes.TrimLeft(line, " ")), text: content})
+		p.lines = append(p.lines, simpleLine{indent: indent, text: content})
 	}
 	return true
 }
@@ -136,7 +141,7 @@ func (p *simpleParser) sequence(indent int) ([]any, bool) {
 	items := []any{}
 	for p.i < len(p.lines) && p.lines[p.i].indent == indent && isItem(p.lines[p.i].text) {
 		rest := p.lines[p.i].text[1:]
-		content := bytes.TrimLeft(rest, " ")
+		content := strings.TrimLeft(rest, " ")
 		if len(content) == 0 || isItem(content) {
 			return nil, false // the item's block below, or a sequence in a sequence
 		}
@@ -161,28 +166,28 @@ func (p *simpleParser) sequence(indent int) ([]any, bool) {
 	return items, true
 }
 
-func isItem(text []byte) bool {
+func isItem(text string) bool {
 	return text[0] == '-' && (len(text) == 1 || text[1] == ' ')
 }
 
 // entry splits "key: rest" or "key:"; ok is false for anything else, and
 // for keys that YAML would not read as the string they spell.
-func entry(text []byte) (key string, rest []byte, ok bool) {
+func entry(text string) (key, rest string, ok bool) {
 	i := 0
 	for i < len(text) && keyByte(text[i]) {
 		i++
 	}
 	if i == 0 || i == len(text) || text[i] != ':' || i+1 < len(text) && text[i+1] != ' ' {
-		return "", nil, false
+		return "", "", false
 	}
 	if i > simpleKeyMax {
-		return "", nil, false
+		return "", "", false
 	}
-	key = string(text[:i])
+	key = text[:i]
 	if c := key[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$') || yaml11Words[key] || !stringLike(key) {
-		return "", nil, false
+		return "", "", false
 	}
-	return key, bytes.TrimLeft(text[i+1:], " "), true
+	return key, strings.TrimLeft(text[i+1:], " "), true
 }
 
 // simpleKeyMax is the longest key read here: YAML allows a key without
@@ -195,22 +200,22 @@ func keyByte(c byte) bool {
 }
 
 // scalar reads a value written on its key's or dash's line.
-func scalar(text []byte) (any, bool) {
+func scalar(text string) (any, bool) {
 	switch c := text[0]; {
 	case c == '"' || c == '\'':
 		// Quoted, without escapes or quotes inside.
-		if len(text) < 2 || text[len(text)-1] != c || bytes.IndexByte(text[1:len(text)-1], c) >= 0 ||
-			c == '"' && bytes.IndexByte(text, '\\') >= 0 {
+		if len(text) < 2 || text[len(text)-1] != c || strings.IndexByte(text[1:len(text)-1], c) >= 0 ||
+			c == '"' && strings.IndexByte(text, '\\') >= 0 {
 			return nil, false
 		}
-		return string(text[1 : len(text)-1]), true
+		return text[1 : len(text)-1], true
 	case c >= '0' && c <= '9' || c == '-':
 		return integer(text)
 	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || c == '/':
-		if bytes.IndexByte(text, '#') >= 0 || bytes.Contains(text, []byte(": ")) || text[len(text)-1] == ':' {
+		if strings.IndexByte(text, '#') >= 0 || strings.Contains(text, ": ") || text[len(text)-1] == ':' {
 			return nil, false // a comment, or a mapping where none can be
 		}
-		s := string(text)
+		s := text
 		switch s {
 		case "true":
 			return true, true
@@ -229,7 +234,7 @@ func scalar(text []byte) (any, bool) {
 
 // integer reads a decimal integer small enough for int64 (0, -5, 42, not
 // 007, +1, 1_000 or 0x1F, which YAML 1.1 reads in ways of its own).
-func integer(text []byte) (any, bool) {
+func integer(text string) (any, bool) {
 	digits := text
 	if digits[0] == '-' {
 		digits = digits[1:]
@@ -242,7 +247,7 @@ func integer(text []byte) (any, bool) {
 			return nil, false
 		}
 	}
-	n, err := strconv.ParseInt(string(text), 10, 64)
+	n, err := strconv.ParseInt(text, 10, 64)
 	return n, err == nil
 }
 
@@ -264,19 +269,20 @@ func init() {
 func appendJSON(b []byte, v any) []byte {
 	switch v := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
+		var buf [16]field
+		fields := buf[:0]
+		for k, e := range v {
+			fields = append(fields, field{k, e})
 		}
-		slices.Sort(keys)
+		slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.key, b.key) })
 		b = append(b, '{')
-		for i, k := range keys {
+		for i, f := range fields {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
+			b = appendString(b, f.key)
 			b = append(b, ':')
-			b = appendJSON(b, v[k])
+			b = appendJSON(b, f.value)
 		}
 		return append(b, '}')
 	case []any:
@@ -296,6 +302,12 @@ func appendJSON(b []byte, v any) []byte {
 		return strconv.AppendBool(b, v)
 	}
 	return append(b, "null"...)
+}
+
+// field is a mapping's entry, to write in the order of keys.
+type field struct {
+	key   string
+	value any
 }
 
 func appendString(b []byte, s string) []byte {
