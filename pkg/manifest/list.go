@@ -11,7 +11,7 @@ import (
 // expandLists replaces every List document (kind "List" or "*List" with an
 // items array) by its items, as kubectl does.
 func expandLists(docs []Document) []Document {
-	var out []Document
+	out := make([]Document, 0, len(docs))
 	for _, d := range docs {
 		if d.Err != nil || !strings.HasSuffix(d.TypeMeta().Kind, "List") {
 			out = append(out, d)
