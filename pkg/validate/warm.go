@@ -15,8 +15,15 @@ import (
 // three times the cost of the next one. Started on a spare core while the
 // input is read, it takes that off the path to the first object, where the
 // other cores would wait for it. The error says what went wrong with the
-// warm-up itself (nothing the user gave); callers may ignore it.
-func Warm() error {
+// warm-up itself (nothing the user gave); callers may ignore it, and a
+// panic is returned as an error, so that a warm-up on a goroutine of its
+// own can never end the command.
+func Warm() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("warm-up: %v", r)
+		}
+	}()
 	v, err := NewValidator(warmCRD, "v1")
 	if err != nil {
 		return err
@@ -29,7 +36,7 @@ func Warm() error {
 	if res.Err != nil {
 		return res.Err
 	}
-	if res.Object["spec"].(map[string]any)["size"] != int64(1) {
+	if spec, _ := res.Object["spec"].(map[string]any); spec["size"] != int64(1) {
 		return fmt.Errorf("warm-up object not defaulted: %v", res.Object)
 	}
 	return nil
