@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -41,4 +42,24 @@ func TestNoCollectionWhileStarting(t *testing.T) {
 	if r.Code != 0 || !strings.Contains(r.Stderr, "gc 1 @") {
 		t.Errorf("GOGC=1: no collection, so the user's GOGC was not obeyed: exit %d\n%s", r.Code, r.Stderr)
 	}
+}
+
+// TestValidateCollectsBeforeReading: validate's first collection is the
+// one it asks for before reading (gctrace marks it "forced"), so that the
+// collector's pace does not depend on the input's timing.
+func TestValidateCollectsBeforeReading(t *testing.T) {
+	r := bin.Run(t, "kubectl-crd", []string{"GODEBUG=gctrace=1"}, "validate",
+		"-f", filepath.Join(repoRoot, "examples/objects/valid"), "--crds", filepath.Join(repoRoot, "examples/crds"))
+	if r.Code != 0 {
+		t.Fatalf("validate: exit %d\n%s", r.Code, r.Stderr)
+	}
+	for _, line := range strings.Split(r.Stderr, "\n") {
+		if strings.HasPrefix(line, "gc ") {
+			if !strings.HasSuffix(line, "(forced)") {
+				t.Errorf("first collection not the forced one:\n%s", r.Stderr)
+			}
+			return
+		}
+	}
+	t.Errorf("no collection at all:\n%s", r.Stderr)
 }
