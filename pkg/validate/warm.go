@@ -62,7 +62,7 @@ var warmCRD = &apiextensionsv1.CustomResourceDefinition{
 						},
 						Properties: map[string]apiextensionsv1.JSONSchemaProps{
 							"name": {Type: "string", Pattern: "^[a-z]+$"},
-							"size": {Type: "integer", Minimum: ptr(1.0), Default: &apiextensionsv1.JSON{Raw: []byte("1")}},
+							"size": {Type: "integer", Minimum: new(1.0), Default: &apiextensionsv1.JSON{Raw: []byte("1")}},
 						},
 					},
 				},
@@ -70,5 +70,3 @@ var warmCRD = &apiextensionsv1.CustomResourceDefinition{
 		}},
 	},
 }
-
-func ptr[T any](v T) *T { return &v }
