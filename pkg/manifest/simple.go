@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -215,8 +214,7 @@ func scalar(text string) (any, bool) {
 		if strings.IndexByte(text, '#') >= 0 || strings.Contains(text, ": ") || text[len(text)-1] == ':' {
 			return nil, false // a comment, or a mapping where none can be
 		}
-		s := text
-		switch s {
+		switch text {
 		case "true":
 			return true, true
 		case "false":
@@ -224,10 +222,10 @@ func scalar(text string) (any, bool) {
 		case "null":
 			return nil, true
 		}
-		if yaml11Words[s] {
+		if yaml11Words[text] {
 			return nil, false
 		}
-		return s, true
+		return text, true
 	}
 	return nil, false
 }
@@ -257,7 +255,7 @@ var yaml11Words = map[string]bool{}
 
 func init() {
 	for _, w := range []string{"y", "yes", "true", "on", "n", "no", "false", "off", "null"} {
-		for _, s := range []string{w, string(w[0]-'a'+'A') + w[1:], string(bytes.ToUpper([]byte(w)))} {
+		for _, s := range []string{w, string(w[0]-'a'+'A') + w[1:], strings.ToUpper(w)} {
 			yaml11Words[s] = true
 		}
 	}
