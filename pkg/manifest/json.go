@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 
-	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	yaml "go.yaml.in/yaml/v3"
 	sigsjson "sigs.k8s.io/json"
 )
@@ -44,17 +43,7 @@ func readJSON(name string, data []byte) []Document {
 		values = append(values, jsonValue{start: start, end: end, line: line, column: column})
 		prev = end
 	}
-	docs := make([]Document, len(values))
-	keep := make([]bool, len(values))
-	parallel.Each(len(values), 64, func(i int) {
-		docs[i], keep[i] = jsonDocument(name, data, values[i])
-	})
-	out := docs[:0]
-	for i := range docs {
-		if keep[i] {
-			out = append(out, docs[i])
-		}
-	}
+	out := decodeEach(len(values), func(i int) (Document, bool) { return jsonDocument(name, data, values[i]) })
 	if broken != nil {
 		out = append(out, *broken)
 	}

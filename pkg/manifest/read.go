@@ -103,9 +103,7 @@ func looksLikeJSON(data []byte) bool {
 // document on its own, so that an error in one names its own line.
 func readYAML(name string, data []byte) []Document {
 	chunks := splitYAML(data)
-	decoded := make([]Document, len(chunks))
-	ok := make([]bool, len(chunks))
-	decode := func(i int) {
+	return decodeEach(len(chunks), func(i int) (Document, bool) {
 		c := chunks[i]
 		var doc *Document
 		var err error
@@ -116,23 +114,31 @@ func readYAML(name string, data []byte) []Document {
 		}
 		switch {
 		case err != nil:
-			decoded[i], ok[i] = failed(err), true
-			if decoded[i].Line == 0 {
-				decoded[i].Line = c.line
+			d := failed(err)
+			if d.Line == 0 {
+				d.Line = c.line
 			}
+			return d, true
 		case doc != nil:
-			decoded[i], ok[i] = *doc, true
+			return *doc, true
+		}
+		return Document{}, false // an empty document
+	})
+}
+
+// decodeEach decodes n documents of a stream on every core (each decodes
+// on its own) and returns, in order, those decode keeps.
+func decodeEach(n int, decode func(i int) (Document, bool)) []Document {
+	docs := make([]Document, n)
+	keep := make([]bool, n)
+	parallel.Each(n, 64, func(i int) { docs[i], keep[i] = decode(i) })
+	out := docs[:0]
+	for i := range docs {
+		if keep[i] {
+			out = append(out, docs[i])
 		}
 	}
-	// Documents decode on their own: on every core for a long stream.
-	parallel.Each(len(chunks), 64, decode)
-	docs := decoded[:0]
-	for i := range decoded {
-		if ok[i] {
-			docs = append(docs, decoded[i])
-		}
-	}
-	return docs
+	return out
 }
 
 type chunk struct {
