@@ -63,3 +63,38 @@ func TestValidateCollectsBeforeReading(t *testing.T) {
 	}
 	t.Errorf("no collection at all:\n%s", r.Stderr)
 }
+
+// TestValidateReadsWhileStarting: validate's files are read while the
+// program initialises (internal/prefetch is initialised before the heavy
+// packages, and says so at -v=4), and the report is the one of a run that
+// reads them at the usual time (a flag before the command name keeps
+// internal/prefetch from reading early).
+func TestValidateReadsWhileStarting(t *testing.T) {
+	args := []string{"-R", "-f", filepath.Join(repoRoot, "examples/objects"), "--crds", filepath.Join(repoRoot, "examples/crds"), "-o", "json"}
+	early := bin.Run(t, "kubectl-crd", []string{"GODEBUG=inittrace=1"}, append([]string{"validate", "-v=4"}, args...)...)
+	usual := bin.Run(t, "kubectl-crd", nil, append([]string{"-v=4", "validate"}, args...)...)
+	if early.Code != 1 || usual.Code != 1 {
+		t.Fatalf("exit %d and %d, want 1 (the examples include invalid objects)\n%s\n%s", early.Code, usual.Code, early.Stderr, usual.Stderr)
+	}
+	if early.Stdout != usual.Stdout {
+		t.Errorf("the reports differ:\nread while starting:\n%s\nread at the usual time:\n%s", early.Stdout, usual.Stdout)
+	}
+	if !strings.Contains(early.Stderr, "read while starting") {
+		t.Errorf("validate -v=4 -f ...: the files were not read while starting:\n%s", early.Stderr)
+	}
+	if strings.Contains(usual.Stderr, "read while starting") {
+		t.Errorf("-v=4 validate -f ...: the files were read while starting:\n%s", usual.Stderr)
+	}
+	order := map[string]int{}
+	for i, line := range strings.Split(early.Stderr, "\n") {
+		if fields := strings.Fields(line); len(fields) > 1 && fields[0] == "init" {
+			order[fields[1]] = i
+		}
+	}
+	at, ok := order["github.com/kubectl-crd/kubectl-crd/internal/prefetch"]
+	for _, heavy := range []string{"k8s.io/client-go/kubernetes/scheme", "k8s.io/kubectl/pkg/scheme", "k8s.io/component-base/metrics/legacyregistry"} {
+		if h, found := order[heavy]; !ok || !found || h < at {
+			t.Errorf("%s initialised before internal/prefetch (or one of them not at all)", heavy)
+		}
+	}
+}
