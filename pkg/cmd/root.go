@@ -50,6 +50,19 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 	flags := root.PersistentFlags()
 	f.AddFlags(flags)
 	addKlogFlags(flags)
+	prof := &profiling{}
+	prof.addFlags(flags)
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if err := prof.start(); err != nil {
+			return err
+		}
+		f.cleanups = append(f.cleanups, func() {
+			if err := prof.flush(); err != nil {
+				fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
+			}
+		})
+		return nil
+	}
 
 	root.AddCommand(
 		NewCmdGet(f),
