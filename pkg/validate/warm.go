@@ -13,8 +13,8 @@ import (
 // server's packages set up on first use (the CEL environments, the
 // parser's and checker's tables, the schema validator's caches): about
 // three times the cost of the next one. Started on a spare core while the
-// input is read, it takes that off the path to the first object, where the
-// other cores would wait for it. The error says what went wrong with the
+// command finds its CRDs, it takes that off the path to the first object,
+// where the other cores would wait for it. The error says what went wrong with the
 // warm-up itself (nothing the user gave); callers may ignore it, and a
 // panic is returned as an error, so that a warm-up on a goroutine of its
 // own can never end the command.
