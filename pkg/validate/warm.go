@@ -14,10 +14,10 @@ import (
 // parser's and checker's tables, the schema validator's caches): about
 // three times the cost of the next one. Started on a spare core while the
 // command finds its CRDs, it takes that off the path to the first object,
-// where the other cores would wait for it. The error says what went wrong with the
-// warm-up itself (nothing the user gave); callers may ignore it, and a
-// panic is returned as an error, so that a warm-up on a goroutine of its
-// own can never end the command.
+// where the other cores would wait for it. The error says what went wrong
+// with the warm-up itself (nothing the user gave); callers may ignore it,
+// and a panic is returned as an error, so that a warm-up on a goroutine of
+// its own can never end the command.
 func Warm() (err error) {
 	defer func() {
 		if r := recover(); r != nil {
