@@ -21,9 +21,8 @@ type rawList struct {
 
 // convertList turns a list response into the Table JSON the server would
 // send. Items are decoded and converted in as many parts as there are
-// CPUs; rows keep the list's order. It also returns the list's continue
-// token.
-func convertList(ctx context.Context, list *rawList, conv *Convertor, opts *metav1.TableOptions) ([]byte, string, error) {
+// CPUs; rows keep the list's order.
+func convertList(ctx context.Context, list *rawList, conv *Convertor, opts *metav1.TableOptions) ([]byte, error) {
 	parts := min(runtime.GOMAXPROCS(0), max(1, len(list.Items)/64))
 	tables := make([]*metav1.Table, parts)
 	errs := make([]error, parts)
@@ -39,7 +38,7 @@ func convertList(ctx context.Context, list *rawList, conv *Convertor, opts *meta
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 	}
 	table := tables[0]
@@ -49,8 +48,7 @@ func convertList(ctx context.Context, list *rawList, conv *Convertor, opts *meta
 	table.ResourceVersion = list.Metadata.ResourceVersion
 	table.Continue = list.Metadata.Continue
 	table.RemainingItemCount = list.Metadata.RemainingItemCount
-	out, err := json.Marshal(table)
-	return out, table.Continue, err
+	return json.Marshal(table)
 }
 
 // convertItems decodes raw items and converts them to Table rows, with

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,17 +30,11 @@ type Tables struct {
 
 	mu         sync.Mutex
 	convertors map[schema.GroupVersionResource]*Convertor // nil: the server prints
-	next       map[string]chan pageResult                 // pages fetched ahead, by URL
-}
-
-type pageResult struct {
-	resp *http.Response
-	err  error
 }
 
 // NewTables makes a Tables that finds CRDs with lookup.
 func NewTables(lookup LookupFunc) *Tables {
-	return &Tables{lookup: lookup, convertors: map[schema.GroupVersionResource]*Convertor{}, next: map[string]chan pageResult{}}
+	return &Tables{lookup: lookup, convertors: map[schema.GroupVersionResource]*Convertor{}}
 }
 
 // Transport answers requests for Tables of custom resources on the client:
@@ -73,67 +66,24 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if conv == nil {
 		return t.Next.RoundTrip(req)
 	}
-	if page := t.Tables.takePage(req.URL); page != nil {
-		r := <-page
-		return r.resp, r.err
-	}
-	resp, cont, err := t.table(req, conv)
-	if err == nil && cont != "" {
-		t.fetchAhead(req, conv, cont)
-	}
-	return resp, err
+	return t.table(req, conv)
 }
 
-// table answers one Table request with a converted plain one, and returns
-// the list's continue token when there are more pages.
-func (t *Transport) table(req *http.Request, conv *Convertor) (*http.Response, string, error) {
+// table answers one Table request with the converted plain one. Each page
+// of a paged list is a request of its own, with its own context (and
+// deadline, with --request-timeout).
+func (t *Transport) table(req *http.Request, conv *Convertor) (*http.Response, error) {
 	plain := req.Clone(req.Context())
 	plain.Header.Set("Accept", "application/json")
 	resp, err := t.Next.RoundTrip(plain)
 	if err != nil || resp.StatusCode != http.StatusOK {
-		return resp, "", err
+		return resp, err
 	}
 	opts := &metav1.TableOptions{IncludeObject: metav1.IncludeObjectPolicy(req.URL.Query().Get("includeObject"))}
 	if w := req.URL.Query().Get("watch"); w == "true" || w == "1" {
-		return watchTables(req.Context(), resp, conv, opts), "", nil
+		return watchTables(req.Context(), resp, conv, opts), nil
 	}
 	return listTable(req.Context(), resp, conv, opts)
-}
-
-// fetchAhead starts fetching and converting the next page of a paged list
-// while the caller works on this one: a list in pages asks for every page
-// in turn, and the continue token pins them to one snapshot.
-func (t *Transport) fetchAhead(req *http.Request, conv *Convertor, token string) {
-	next := req.Clone(req.Context())
-	u := *req.URL
-	q := u.Query()
-	q.Set("continue", token)
-	u.RawQuery = q.Encode()
-	next.URL = &u
-	ch := make(chan pageResult, 1)
-	t.Tables.mu.Lock()
-	t.Tables.next[pageKey(&u)] = ch
-	t.Tables.mu.Unlock()
-	go func() {
-		r, cont, err := t.table(next, conv)
-		if err == nil && cont != "" {
-			t.fetchAhead(next, conv, cont)
-		}
-		ch <- pageResult{r, err}
-	}()
-}
-
-func (t *Tables) takePage(u *url.URL) chan pageResult {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	key := pageKey(u)
-	ch := t.next[key]
-	delete(t.next, key)
-	return ch
-}
-
-func pageKey(u *url.URL) string {
-	return u.Path + "?" + u.Query().Encode()
 }
 
 func wantsTable(accept string) bool {
@@ -194,31 +144,29 @@ func (t *Tables) convertor(ctx context.Context, gvr schema.GroupVersionResource)
 	return c, nil
 }
 
-// listTable converts a response holding one object or a list, and returns
-// a list's continue token.
-func listTable(ctx context.Context, resp *http.Response, conv *Convertor, opts *metav1.TableOptions) (*http.Response, string, error) {
+// listTable converts a response holding one object or a list.
+func listTable(ctx context.Context, resp *http.Response, conv *Convertor, opts *metav1.TableOptions) (*http.Response, error) {
 	data, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	var out []byte
-	var cont string
 	var list rawList
 	if json.Unmarshal(data, &list) != nil {
 		// Not JSON: the caller's decoder says what is wrong with it, as it
 		// would with the server's Table.
-		return withBody(resp, data), "", nil
+		return withBody(resp, data), nil
 	}
 	if list.Items != nil {
-		out, cont, err = convertList(ctx, &list, conv, opts)
+		out, err = convertList(ctx, &list, conv, opts)
 	} else {
 		out, err = convertObject(ctx, data, conv, opts)
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return withBody(resp, out), cont, nil
+	return withBody(resp, out), nil
 }
 
 func convertObject(ctx context.Context, data []byte, conv *Convertor, opts *metav1.TableOptions) ([]byte, error) {

@@ -64,8 +64,8 @@ func lookupTestCRD(context.Context, schema.GroupResource) (*apiextensionsv1.Cust
 	return testCRD, nil
 }
 
-// TestTransportPagesInOrder lists three pages through the transport, which
-// fetches each next page ahead: every page comes once, converted, in order.
+// TestTransportPagesInOrder lists three pages through the transport: every
+// page is asked for once, converted, in order.
 func TestTransportPagesInOrder(t *testing.T) {
 	server := &pagedServer{}
 	tr := &Transport{Next: server, Tables: NewTables(lookupTestCRD)}

@@ -118,14 +118,16 @@ func median(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// BenchmarkGet lists 3,000 samples with -o wide, alternating kubectl crd
+// BenchmarkGet lists 3,000 samples with -o wide and --request-timeout (so
+// that every page is a request with a deadline of its own, as in scripts),
+// alternating kubectl crd
 // get (client-side Table) and kubectl get (server-side Table) in each
 // iteration, each with its discovery cache warmed by a first run. It
 // reports both medians, their ratio, peak RSS, and the API requests one
 // kubectl crd get makes.
 func BenchmarkGet(b *testing.B) {
 	loadSamples(b)
-	args := []string{"get", "samples", "-n", "bench", "-o", "wide", "--cache-dir", b.TempDir()}
+	args := []string{"get", "samples", "-n", "bench", "-o", "wide", "--request-timeout", "30s", "--cache-dir", b.TempDir()}
 	// Warm the discovery cache, measure memory, count requests.
 	kubectlRSS := runOnce(b, "kubectl", true, args...).maxRSS
 	testCluster.ResetRequests()

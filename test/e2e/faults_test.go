@@ -23,6 +23,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 )
 
@@ -246,4 +247,31 @@ func writeOtherCA(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestGetPagesWithRequestTimeout lists more objects than one page holds
+// with --request-timeout set, as scripts often do: every page is a request
+// of its own with its own deadline, and kubectl crd must print every row,
+// as kubectl does.
+func TestGetPagesWithRequestTimeout(t *testing.T) {
+	const n = 250
+	err := testCluster.CreateMany(context.Background(), 0, n, func(i int) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "printing.example.com/v1", "kind": "Sample",
+			"metadata": map[string]any{"name": fmt.Sprintf("paged-%03d", i), "namespace": "paging"},
+			"spec":     map[string]any{"color": "red", "count": int64(i)},
+		}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, chunk := range []string{"100", "500"} {
+		args := []string{"get", "samples", "-n", "paging", "-o", "wide", "--request-timeout", "5s", "--chunk-size", chunk}
+		got := bin.Run(t, "kubectl-crd", nil, args...)
+		want := bin.Run(t, "kubectl", nil, args...)
+		harness.Compare(t, got, want)
+		if rows := strings.Count(got.Stdout, "\npaged-"); rows != n {
+			t.Errorf("--chunk-size %s: %d rows, want %d; stderr:\n%s", chunk, rows, n, got.Stderr)
+		}
+	}
 }
