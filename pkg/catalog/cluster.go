@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/rest"
 )
 
 // Cluster is a Source over the CRDs of a live cluster. Discovery is the
@@ -15,17 +14,13 @@ import (
 // only when a listing is the question.
 type Cluster struct {
 	discovery discovery.CachedDiscoveryInterface
-	crds      v1.CustomResourceDefinitionInterface
+	crds      apiextensionsclient.CustomResourceDefinitionInterface
 }
 
-// NewCluster makes a cluster Source from a REST config and a (cached)
-// discovery client for the same cluster.
-func NewCluster(config *rest.Config, dc discovery.CachedDiscoveryInterface) (*Cluster, error) {
-	client, err := v1.NewForConfig(config)
-	if err != nil {
-		return nil, err
-	}
-	return &Cluster{discovery: dc, crds: client.CustomResourceDefinitions()}, nil
+// NewCluster makes a cluster Source from a (cached) discovery client and a
+// CRD client for the same cluster.
+func NewCluster(dc discovery.CachedDiscoveryInterface, crds apiextensionsclient.CustomResourceDefinitionInterface) *Cluster {
+	return &Cluster{discovery: dc, crds: crds}
 }
 
 func (c *Cluster) Discovery() discovery.CachedDiscoveryInterface { return c.discovery }
@@ -35,7 +30,7 @@ func (c *Cluster) Get(ctx context.Context, name string) (*CRD, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &CRD{CustomResourceDefinition: crd}, nil
+	return &CRD{CustomResourceDefinition: crd, Origin: FromCluster}, nil
 }
 
 func (c *Cluster) List(ctx context.Context) ([]*CRD, error) {
@@ -45,7 +40,7 @@ func (c *Cluster) List(ctx context.Context) ([]*CRD, error) {
 	}
 	out := make([]*CRD, len(list.Items))
 	for i := range list.Items {
-		out[i] = &CRD{CustomResourceDefinition: &list.Items[i]}
+		out[i] = &CRD{CustomResourceDefinition: &list.Items[i], Origin: FromCluster}
 	}
 	return out, nil
 }

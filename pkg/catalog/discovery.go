@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -33,10 +34,8 @@ func DiscoveryDocuments(crds []*apiextensionsv1.CustomResourceDefinition) (*meta
 		names := Names(crd)
 		namespaced := crd.Spec.Scope == apiextensionsv1.NamespaceScoped
 		storageHash := ""
-		for _, v := range crd.Spec.Versions {
-			if v.Storage {
-				storageHash = endpointsdiscovery.StorageVersionHash(group, v.Name, names.Kind)
-			}
+		if storage, err := apihelpers.GetCRDStorageVersion(crd); err == nil {
+			storageHash = endpointsdiscovery.StorageVersionHash(group, storage, names.Kind)
 		}
 		for _, v := range crd.Spec.Versions {
 			if !v.Served {
@@ -57,7 +56,7 @@ func DiscoveryDocuments(crds []*apiextensionsv1.CustomResourceDefinition) (*meta
 				Categories:         names.Categories,
 				StorageVersionHash: storageHash,
 			})
-			sub := subresourcesFor(crd, v.Name)
+			sub, _ := apihelpers.GetSubresourcesForVersion(crd, v.Name)
 			if sub != nil && sub.Status != nil {
 				resources[gv] = append(resources[gv], metav1.APIResource{
 					Name: names.Plural + "/status", Namespaced: namespaced, Kind: names.Kind,
@@ -102,15 +101,6 @@ func sortedVersions(set map[string]bool) []string {
 	}
 	sort.Slice(vs, func(i, j int) bool { return version.CompareKubeAwareVersionStrings(vs[i], vs[j]) > 0 })
 	return vs
-}
-
-func subresourcesFor(crd *apiextensionsv1.CustomResourceDefinition, version string) *apiextensionsv1.CustomResourceSubresources {
-	for _, v := range crd.Spec.Versions {
-		if v.Name == version {
-			return v.Subresources
-		}
-	}
-	return nil
 }
 
 // memoryDiscovery answers discovery from documents held in memory. Only the

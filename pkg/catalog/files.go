@@ -2,9 +2,11 @@ package catalog
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
+	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -16,26 +18,38 @@ import (
 	"k8s.io/client-go/discovery"
 )
 
-var (
-	crdScheme  = runtime.NewScheme()
-	crdDecoder runtime.Decoder
-)
-
-func init() {
-	apiextensionsinstall.Install(crdScheme)
-	// The universal decoder defaults (per version) and converts to the
-	// internal type, as the server does on create; from there to v1.
-	crdDecoder = serializer.NewCodecFactory(crdScheme).UniversalDecoder()
+// Scheme returns a scheme of the apiextensions types, every version and
+// the internal one, as the server installs it.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	apiextensionsinstall.Install(s)
+	return s
 }
 
-// Scheme is the scheme of the apiextensions types, every version and the
-// internal one, as the server installs it.
-func Scheme() *runtime.Scheme { return crdScheme }
+// crdCodec decodes CRDs of any version as the server does on create:
+// defaulted, then converted to the internal type.
+type crdCodec struct {
+	scheme  *runtime.Scheme
+	decoder runtime.Decoder
+}
+
+var (
+	codecOnce sync.Once
+	codec     crdCodec
+)
+
+func theCodec() crdCodec {
+	codecOnce.Do(func() {
+		s := Scheme()
+		codec = crdCodec{scheme: s, decoder: serializer.NewCodecFactory(s).UniversalDecoder()}
+	})
+	return codec
+}
 
 // DecodeInternal decodes a CRD document of any version, defaulted, into the
 // internal type, as the server does on create.
 func DecodeInternal(data []byte) (*apiextensions.CustomResourceDefinition, error) {
-	obj, _, err := crdDecoder.Decode(data, nil, nil)
+	obj, _, err := theCodec().decoder.Decode(data, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -53,58 +67,170 @@ func IsCRD(tm manifest.TypeMeta) bool {
 }
 
 // DecodeCRD decodes one CRD document, defaulted and converted to v1.
-func DecodeCRD(doc manifest.Document) (*CRD, error) {
-	fail := func(err error) error {
-		return &manifest.Error{File: doc.File, Line: doc.Line, Column: doc.Column,
-			Msg: "invalid CustomResourceDefinition: " + err.Error()}
-	}
+func DecodeCRD(doc *manifest.Document) (*CRD, error) {
 	internal, err := DecodeInternal(doc.JSON)
 	if err != nil {
-		return nil, fail(err)
+		return nil, invalidCRD(doc, err)
 	}
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := crdScheme.Convert(internal, crd, nil); err != nil {
-		return nil, fail(err)
+	if err := theCodec().scheme.Convert(internal, crd, nil); err != nil {
+		return nil, invalidCRD(doc, err)
 	}
 	crd.APIVersion, crd.Kind = apiextensionsv1.SchemeGroupVersion.String(), "CustomResourceDefinition"
 	return &CRD{CustomResourceDefinition: crd, Origin: fmt.Sprintf("%s:%d", doc.File, doc.Line)}, nil
 }
 
-// Files is a Source over CRDs read from local files.
+func invalidCRD(doc *manifest.Document, err error) error {
+	return &manifest.Error{File: doc.File, Line: doc.Line, Column: doc.Column, Msg: "invalid CustomResourceDefinition: " + err.Error()}
+}
+
+// Files is a Source over CRDs read from local files. Each CRD is decoded
+// in full (its schemas) only when it is asked for: resolving names needs
+// its group, names and versions alone.
 type Files struct {
-	crds      []*CRD
-	byName    map[string]*CRD
+	crds      []*fileCRD // sorted by name
+	byName    map[string]*fileCRD
 	discovery *memoryDiscovery
 }
 
+// fileCRD is one CRD document: its outline, and the whole CRD once it is
+// decoded.
+type fileCRD struct {
+	outline *apiextensionsv1.CustomResourceDefinition
+	origin  string
+	doc     *manifest.Document // nil once decoded
+
+	once sync.Once
+	crd  *CRD
+	err  error
+}
+
+func (f *fileCRD) decoded() (*CRD, error) {
+	f.once.Do(func() {
+		f.crd, f.err = DecodeCRD(f.doc)
+		f.doc = nil
+	})
+	return f.crd, f.err
+}
+
 // ReadFiles reads the CRDs in paths (files or directories, read
-// recursively; "-" for stdin). Documents of other kinds are ignored. The same
-// CRD name defined twice is an error naming both places.
+// recursively; "-" for stdin). Documents of other kinds are ignored. The
+// same CRD name defined twice is an error naming both places.
 func ReadFiles(paths []string, stdin io.Reader) (*Files, error) {
 	docs, err := manifest.ReadPaths(paths, true, stdin)
 	if err != nil {
 		return nil, err
 	}
-	var crds []*CRD
-	for _, d := range docs {
+	f := &Files{byName: map[string]*fileCRD{}}
+	for i := range docs {
+		d := &docs[i]
 		if !IsCRD(d.TypeMeta()) {
 			continue
 		}
-		crd, err := DecodeCRD(d)
+		fc, err := newFileCRD(d)
 		if err != nil {
 			return nil, err
 		}
-		if err := servable(crd, &d); err != nil {
+		if err := f.add(fc); err != nil {
 			return nil, err
 		}
-		crds = append(crds, crd)
 	}
-	return NewFiles(crds)
+	f.sorted()
+	return f, nil
+}
+
+// NewFiles makes a Source of CRDs already decoded.
+func NewFiles(crds []*CRD) (*Files, error) {
+	f := &Files{byName: map[string]*fileCRD{}}
+	for _, crd := range crds {
+		fc := &fileCRD{outline: crd.CustomResourceDefinition, origin: crd.Origin, crd: crd}
+		fc.once.Do(func() {})
+		if err := f.add(fc); err != nil {
+			return nil, err
+		}
+	}
+	f.sorted()
+	return f, nil
+}
+
+func (f *Files) add(fc *fileCRD) error {
+	name := fc.outline.Name
+	if first, dup := f.byName[name]; dup {
+		return fmt.Errorf("CustomResourceDefinition %q is defined twice: at %s and at %s", name, first.origin, fc.origin)
+	}
+	f.byName[name] = fc
+	f.crds = append(f.crds, fc)
+	return nil
+}
+
+func (f *Files) sorted() {
+	sort.SliceStable(f.crds, func(i, j int) bool { return f.crds[i].outline.Name < f.crds[j].outline.Name })
+	outlines := make([]*apiextensionsv1.CustomResourceDefinition, len(f.crds))
+	for i, fc := range f.crds {
+		outlines[i] = fc.outline
+	}
+	f.discovery = newMemoryDiscovery(outlines)
+}
+
+// newFileCRD reads the outline of a CRD document: a v1 CRD's name, group,
+// names, scope and versions, without its schemas, defaulted as the server
+// defaults them. A v1beta1 CRD, whose outline needs the server's
+// conversion, is decoded whole.
+func newFileCRD(d *manifest.Document) (*fileCRD, error) {
+	fc := &fileCRD{origin: fmt.Sprintf("%s:%d", d.File, d.Line), doc: d}
+	if d.TypeMeta().APIVersion != apiextensionsv1.SchemeGroupVersion.String() {
+		crd, err := fc.decoded()
+		if err != nil {
+			return nil, err
+		}
+		fc.outline = crd.CustomResourceDefinition
+	} else {
+		var o outline
+		if err := json.Unmarshal(d.JSON, &o); err != nil {
+			return nil, invalidCRD(d, err)
+		}
+		fc.outline = o.crd()
+		theCodec().scheme.Default(fc.outline)
+	}
+	return fc, servable(fc.outline, d)
+}
+
+// outline is the part of a v1 CRD document that resolving names needs.
+type outline struct {
+	Metadata struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		Group    string                                        `json:"group"`
+		Names    apiextensionsv1.CustomResourceDefinitionNames `json:"names"`
+		Scope    apiextensionsv1.ResourceScope                 `json:"scope"`
+		Versions []struct {
+			Name               string                                      `json:"name"`
+			Served             bool                                        `json:"served"`
+			Storage            bool                                        `json:"storage"`
+			Deprecated         bool                                        `json:"deprecated"`
+			DeprecationWarning *string                                     `json:"deprecationWarning"`
+			Subresources       *apiextensionsv1.CustomResourceSubresources `json:"subresources"`
+		} `json:"versions"`
+	} `json:"spec"`
+}
+
+func (o *outline) crd() *apiextensionsv1.CustomResourceDefinition {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	crd.Name = o.Metadata.Name
+	crd.Spec.Group, crd.Spec.Names, crd.Spec.Scope = o.Spec.Group, o.Spec.Names, o.Spec.Scope
+	for _, v := range o.Spec.Versions {
+		crd.Spec.Versions = append(crd.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{
+			Name: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated,
+			DeprecationWarning: v.DeprecationWarning, Subresources: v.Subresources,
+		})
+	}
+	return crd
 }
 
 // servable refuses a CRD whose versions the server could not serve (it
 // refuses to create it): none, or not exactly one storage version.
-func servable(crd *CRD, d *manifest.Document) error {
+func servable(crd *apiextensionsv1.CustomResourceDefinition, d *manifest.Document) error {
 	storage := 0
 	for _, v := range crd.Spec.Versions {
 		if v.Storage {
@@ -120,28 +246,23 @@ func servable(crd *CRD, d *manifest.Document) error {
 		crd.Name, storage, len(crd.Spec.Versions))}
 }
 
-// NewFiles makes a Source of CRDs already read.
-func NewFiles(crds []*CRD) (*Files, error) {
-	f := &Files{byName: map[string]*CRD{}}
-	for _, crd := range crds {
-		if first, dup := f.byName[crd.Name]; dup {
-			return nil, fmt.Errorf("CustomResourceDefinition %q is defined twice: at %s and at %s", crd.Name, first.Origin, crd.Origin)
-		}
-		f.byName[crd.Name] = crd
-		f.crds = append(f.crds, crd)
-	}
-	sort.SliceStable(f.crds, func(i, j int) bool { return f.crds[i].Name < f.crds[j].Name })
-	f.discovery = newMemoryDiscovery(Definitions(f.crds))
-	return f, nil
-}
-
 func (f *Files) Discovery() discovery.CachedDiscoveryInterface { return f.discovery }
 
 func (f *Files) Get(_ context.Context, name string) (*CRD, error) {
-	if crd, ok := f.byName[name]; ok {
-		return crd, nil
+	if fc, ok := f.byName[name]; ok {
+		return fc.decoded()
 	}
 	return nil, apierrors.NewNotFound(apiextensionsv1.Resource("customresourcedefinitions"), name)
 }
 
-func (f *Files) List(context.Context) ([]*CRD, error) { return f.crds, nil }
+func (f *Files) List(context.Context) ([]*CRD, error) {
+	out := make([]*CRD, len(f.crds))
+	for i, fc := range f.crds {
+		crd, err := fc.decoded()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = crd
+	}
+	return out, nil
+}

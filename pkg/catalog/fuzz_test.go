@@ -22,7 +22,9 @@ func FuzzLoadCRDs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var crds []*CRD
-		for _, d := range manifest.ReadLenient("f", data) {
+		docs := manifest.ReadLenient("f", data)
+		for i := range docs {
+			d := &docs[i]
 			if d.Err != nil || !IsCRD(d.TypeMeta()) {
 				continue
 			}

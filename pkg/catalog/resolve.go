@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/klog/v2"
 )
 
@@ -29,10 +29,11 @@ func (r Resource) Version() *apiextensionsv1.CustomResourceDefinitionVersion {
 	if r.CRD == nil {
 		return nil
 	}
-	return versionNamed(r.CRD.CustomResourceDefinition, r.Mapping.GroupVersionKind.Version)
+	return VersionNamed(r.CRD.CustomResourceDefinition, r.Mapping.GroupVersionKind.Version)
 }
 
-func versionNamed(crd *apiextensionsv1.CustomResourceDefinition, name string) *apiextensionsv1.CustomResourceDefinitionVersion {
+// VersionNamed returns a CRD's version of that name, nil when it has none.
+func VersionNamed(crd *apiextensionsv1.CustomResourceDefinition, name string) *apiextensionsv1.CustomResourceDefinitionVersion {
 	for i := range crd.Spec.Versions {
 		if crd.Spec.Versions[i].Name == name {
 			return &crd.Spec.Versions[i]
@@ -41,32 +42,6 @@ func versionNamed(crd *apiextensionsv1.CustomResourceDefinition, name string) *a
 	return nil
 }
 
-// Catalog resolves TYPE arguments against a Source with kubectl's rules.
-type Catalog struct {
-	source     Source
-	mapper     meta.ResettableRESTMapper
-	categories restmapper.CategoryExpander
-	warn       func(string)
-}
-
-// New makes a Catalog. warn receives warnings (ambiguous short names,
-// deprecated versions) without the "Warning: " prefix; it may be nil.
-func New(source Source, warn func(string)) *Catalog {
-	if warn == nil {
-		warn = func(string) {}
-	}
-	dc := source.Discovery()
-	return &Catalog{
-		source:     source,
-		mapper:     restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(dc), dc, warn).(meta.ResettableRESTMapper),
-		categories: restmapper.NewDiscoveryCategoryExpander(dc),
-		warn:       warn,
-	}
-}
-
-// Source returns the catalog's source.
-func (c *Catalog) Source() Source { return c.source }
-
 // Resolve resolves one TYPE argument: a comma-separated list of plurals,
 // singulars, kinds, short names, plural.group, plural.version.group,
 // kind.group, kind.version.group or categories. Categories expand to the
@@ -74,15 +49,14 @@ func (c *Catalog) Source() Source { return c.source }
 // duplicates. A CRD missing from a cached discovery is looked up again once
 // with fresh discovery.
 func (c *Catalog) Resolve(ctx context.Context, arg string) ([]Resource, error) {
-	res, err := c.resolve(ctx, arg)
-	var nc *notCustom
-	if errors.As(err, &nc) || meta.IsNoMatchError(err) || isNoResourceType(err) {
-		if dc := c.source.Discovery(); !dc.Fresh() {
-			dc.Invalidate()
-			c.mapper.Reset()
-			return c.resolve(ctx, arg)
-		}
+	if err := c.needSource(); err != nil {
+		return nil, err
 	}
+	var res []Resource
+	err := c.refreshingStale(func() (err error) {
+		res, err = c.resolve(ctx, arg)
+		return err
+	})
 	return res, err
 }
 
@@ -92,8 +66,8 @@ type notCustom struct{ msg string }
 func (e *notCustom) Error() string { return e.msg }
 
 func isNoResourceType(err error) bool {
-	_, ok := err.(*UnknownTypeError)
-	return ok
+	var u *UnknownTypeError
+	return errors.As(err, &u)
 }
 
 func (c *Catalog) resolve(ctx context.Context, arg string) ([]Resource, error) {
@@ -166,12 +140,11 @@ func (c *Catalog) resolve(ctx context.Context, arg string) ([]Resource, error) {
 				return nil, err
 			}
 		}
-		r := Resource{CRD: crd, Mapping: mapping}
-		v := r.Version()
-		if v == nil || !v.Served {
+		if !apihelpers.HasServedCRDVersion(crd.CustomResourceDefinition, mapping.GroupVersionKind.Version) {
 			return nil, fmt.Errorf("CustomResourceDefinition %q does not serve version %q", crd.Name, mapping.GroupVersionKind.Version)
 		}
-		if v.Deprecated {
+		r := Resource{CRD: crd, Mapping: mapping}
+		if v := r.Version(); v.Deprecated {
 			c.warn(DeprecationWarning(crd.CustomResourceDefinition, v))
 		}
 		out = append(out, r)

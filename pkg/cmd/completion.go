@@ -60,7 +60,7 @@ func completeTypes(f *Factory) cobra.CompletionFunc {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return typeNames(c.Context(), f, toComplete), cobra.ShellCompDirectiveNoFileComp
+		return typeNames(contextOf(c), f, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
@@ -119,7 +119,7 @@ func listCRDs(ctx context.Context, f *Factory) []*catalog.CRD {
 		cobra.CompDebugln(err.Error(), true)
 		return nil
 	}
-	crds, err := cat.Source().List(ctx)
+	crds, err := cat.List(ctx)
 	if err != nil {
 		cobra.CompDebugln(err.Error(), true)
 	}

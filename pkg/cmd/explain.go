@@ -4,31 +4,56 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	openapiv2 "github.com/google/gnostic-models/openapiv2"
-	explainpkg "github.com/kubectl-crd/kubectl-crd/pkg/explain"
+	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
 	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	openapiclient "k8s.io/client-go/openapi"
 	kubectlexplain "k8s.io/kubectl/pkg/cmd/explain"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-	"k8s.io/kubectl/pkg/explain"
+	explainfields "k8s.io/kubectl/pkg/explain"
 	kubectlopenapi "k8s.io/kubectl/pkg/util/openapi"
 )
 
-// NewCmdExplain makes kubectl crd explain: kubectl's own explain command,
-// reading the OpenAPI v3 document of the CRD built on the client instead of
-// the server's /openapi/v3.
+// explainFormats are explain's output formats: kubectl's two, then ours.
+var explainFormats = []string{"plaintext", "plaintext-openapiv2", "detailed", "markdown"}
+
+// ExplainOptions are the options of kubectl crd explain: kubectl's own
+// explain, reading the OpenAPI documents of the CRD built on the client.
+type ExplainOptions struct {
+	f     *Factory
+	flags *kubectlexplain.ExplainFlags
+	args  []string
+
+	// format is the output format asked for; kubectl's explain renders
+	// plaintext for detailed, and CONSTRAINTS follow.
+	format  string
+	target  explained
+	kubectl *kubectlexplain.ExplainOptions
+}
+
+// explained is what explain's argument names: a CRD, its resource and
+// version, and the field path in its schema.
+type explained struct {
+	crd    *apiextensionsv1.CustomResourceDefinition
+	gvr    schema.GroupVersionResource
+	fields []string
+}
+
+// NewCmdExplain makes kubectl crd explain.
 func NewCmdExplain(f *Factory) *cobra.Command {
-	flags := kubectlexplain.NewExplainFlags(f.Streams)
+	o := &ExplainOptions{f: f, flags: kubectlexplain.NewExplainFlags(f.Streams)}
 	c := &cobra.Command{
 		Use:                   "explain TYPE[.FIELD...] [--recursive] [--max-depth N] [--api-version GROUP/VERSION]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Document a CRD's schema, field by field",
 		Long: `Document a custom resource type, or one of its fields, as kubectl explain
-does, from the CRD's schema: the OpenAPI v3 document is built on the client
+does, from the CRD's schema: the OpenAPI document is built on the client
 (offline with --crds) with the API server's own builder.`,
 		Example: `  kubectl crd explain crontabs
   kubectl crd explain ct.spec --recursive
@@ -40,95 +65,76 @@ does, from the CRD's schema: the OpenAPI v3 document is built on the client
   # A reference page for a docs site
   kubectl crd explain crontabs -o markdown > crontab.md`,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runExplain(c.Context(), f, flags, args)
+			if err := o.Complete(contextOf(c), args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
 		},
 		ValidArgsFunction: completeTypes(f),
 	}
-	flags.AddFlags(c)
+	o.flags.AddFlags(c)
 	c.Flags().Lookup("output").Usage = "Format in which to render the schema: plaintext or plaintext-openapiv2 (kubectl's), detailed (plaintext and every field's constraints), or markdown (a reference page)."
 	return c
 }
 
-func runExplain(ctx context.Context, f *Factory, flags *kubectlexplain.ExplainFlags, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
+// Complete finds the CRD of the argument (as kubectl explain finds the
+// resource, then through the catalog) and prepares kubectl's explain over
+// the documents built from it.
+func (o *ExplainOptions) Complete(ctx context.Context, args []string) error {
+	o.args, o.format = args, o.flags.OutputFormat
+	if !slices.Contains(explainFormats, o.format) {
+		return fmt.Errorf("--output %q is not supported: use plaintext, plaintext-openapiv2, detailed or markdown", o.format)
 	}
-	format := flags.OutputFormat
-	switch format {
-	case "plaintext", "plaintext-openapiv2", "detailed", "markdown":
-	default:
-		return fmt.Errorf("--output %q is not supported: use plaintext, plaintext-openapiv2, detailed or markdown", format)
-	}
-	getter, err := f.clientGetter(nil)
+	cat, err := o.f.Catalog()
 	if err != nil {
 		return err
 	}
-	kf := cmdutil.NewFactory(getter)
-	var target explained
-	if len(args) == 1 {
-		if target, err = f.explainedCRD(ctx, kf, flags.APIVersion, args[0]); err != nil {
-			return err
-		}
-	}
-	if format == "markdown" {
-		return explainpkg.WriteMarkdown(f.Streams.Out, target.crd, target.gvr.Version, target.fields)
+	mapper, err := cat.RESTMapper()
+	if err != nil {
+		return err
 	}
 	var crds []*apiextensionsv1.CustomResourceDefinition
-	if target.crd != nil {
-		crds = append(crds, target.crd)
+	if len(args) == 1 {
+		if o.target, err = o.explained(ctx, mapper, args[0]); err != nil {
+			return err
+		}
+		crds = append(crds, o.target.crd)
 	}
-	if format == "detailed" {
+	if o.format == "markdown" {
+		return nil
+	}
+	flags := *o.flags
+	if o.format == "detailed" {
 		flags.OutputFormat = "plaintext"
 	}
-	o, err := flags.ToOptions(&explainFactory{Factory: kf, crds: crds, client: openapi.NewClient(crds)}, "kubectl crd", args)
-	if err != nil {
-		return err
-	}
-	if err := o.Validate(); err != nil {
-		return err
-	}
-	if err := o.Run(); err != nil || format != "detailed" {
-		return err
-	}
-	root, err := explainpkg.Schema(target.crd, target.gvr.Version)
-	if err != nil {
-		return err
-	}
-	return explainpkg.WriteConstraints(f.Streams.Out, root, target.fields, flags.Recursive)
+	kf := &explainFactory{Factory: cmdutil.NewFactory(o.f.ConfigFlags), mapper: mapper, crds: crds, client: openapi.NewClient(crds)}
+	o.kubectl, err = flags.ToOptions(kf, "kubectl crd", args)
+	return err
 }
 
-// explained is what explain's argument names: a CRD, its resource and
-// version, and the field path in its schema.
-type explained struct {
-	crd    *apiextensionsv1.CustomResourceDefinition
-	gvr    schema.GroupVersionResource
-	fields []string
-}
-
-// explainedCRD finds the CRD of explain's argument: the resource part is
+// explained finds the CRD of explain's argument: the resource part is
 // found as kubectl explain finds it, and the catalog fetches its CRD (and
 // warns about a deprecated version).
-func (f *Factory) explainedCRD(ctx context.Context, kf cmdutil.Factory, apiVersion, arg string) (explained, error) {
-	mapper, err := kf.ToRESTMapper()
-	if err != nil {
-		return explained{}, err
-	}
-	split := explain.SplitAndParseResourceRequestWithMatchingPrefix
-	if apiVersion != "" {
-		split = explain.SplitAndParseResourceRequest
+func (o *ExplainOptions) explained(ctx context.Context, mapper meta.RESTMapper, arg string) (explained, error) {
+	split := explainfields.SplitAndParseResourceRequestWithMatchingPrefix
+	if o.flags.APIVersion != "" {
+		split = explainfields.SplitAndParseResourceRequest
 	}
 	gvr, fields, err := split(arg, mapper)
 	if err != nil {
 		return explained{}, err
 	}
-	if apiVersion != "" {
-		gv, err := schema.ParseGroupVersion(apiVersion)
+	if o.flags.APIVersion != "" {
+		gv, err := schema.ParseGroupVersion(o.flags.APIVersion)
 		if err != nil {
 			return explained{}, err
 		}
 		gvr.Group, gvr.Version = gv.Group, gv.Version
 	}
-	cat, err := f.Catalog()
+	cat, err := o.f.Catalog()
 	if err != nil {
 		return explained{}, err
 	}
@@ -142,13 +148,43 @@ func (f *Factory) explainedCRD(ctx context.Context, kf cmdutil.Factory, apiVersi
 	return explained{crd: res[0].CRD.CustomResourceDefinition, gvr: gvr, fields: fields}, nil
 }
 
-// explainFactory is kubectl's factory with the OpenAPI documents replaced
-// by those built on the client.
+// Validate checks the arguments as kubectl's explain does.
+func (o *ExplainOptions) Validate() error {
+	if o.format == "markdown" {
+		if len(o.args) != 1 {
+			return fmt.Errorf("-o markdown documents one TYPE[.FIELD...]")
+		}
+		return nil
+	}
+	return o.kubectl.Validate()
+}
+
+// Run prints the documentation.
+func (o *ExplainOptions) Run() error {
+	out := o.f.Streams.Out
+	if o.format == "markdown" {
+		return explain.WriteMarkdown(out, o.target.crd, o.target.gvr.Version, o.target.fields)
+	}
+	if err := o.kubectl.Run(); err != nil || o.format != "detailed" {
+		return err
+	}
+	root, err := explain.Schema(o.target.crd, o.target.gvr.Version)
+	if err != nil {
+		return err
+	}
+	return explain.WriteConstraints(out, root, o.target.fields, o.flags.Recursive)
+}
+
+// explainFactory is kubectl's factory with the catalog's names and the
+// OpenAPI documents built on the client.
 type explainFactory struct {
 	cmdutil.Factory
+	mapper meta.RESTMapper
 	crds   []*apiextensionsv1.CustomResourceDefinition
 	client openapiclient.Client
 }
+
+func (f *explainFactory) ToRESTMapper() (meta.RESTMapper, error) { return f.mapper, nil }
 
 func (f *explainFactory) OpenAPIV3Client() (openapiclient.Client, error) { return f.client, nil }
 

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/spf13/pflag"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
@@ -20,9 +22,13 @@ type Factory struct {
 	Streams     genericiooptions.IOStreams
 	ConfigFlags *genericclioptions.ConfigFlags
 	// CRDPaths are the --crds files and directories; when set, CRDs come
-	// from them and no cluster is contacted for CRDs.
+	// from them and no cluster is contacted.
 	CRDPaths []string
+	// NoCluster (validate --offline): CRDs come from --crds and the input
+	// only, and no cluster is contacted.
+	NoCluster bool
 
+	warnMu   sync.Mutex // Warn is called from client-go's warning handler, in any goroutine
 	warned   map[string]bool
 	catalog  *catalog.Catalog
 	cleanups []func()
@@ -43,17 +49,28 @@ func (f *Factory) AddFlags(flags *pflag.FlagSet) {
 	flags.StringArrayVar(&f.CRDPaths, "crds", nil, "Read CustomResourceDefinitions from this file or directory (recursively) instead of the cluster; repeatable, - for stdin")
 }
 
-// Offline tells whether CRDs come from files.
-func (f *Factory) Offline() bool { return len(f.CRDPaths) > 0 }
+// Offline tells whether no cluster is contacted: CRDs come from --crds
+// (or, with NoCluster, the input only).
+func (f *Factory) Offline() bool { return len(f.CRDPaths) > 0 || f.NoCluster }
 
 // Warn prints "Warning: msg" on stderr once per message, as kubectl
 // prints the server's warnings.
 func (f *Factory) Warn(msg string) {
+	f.warnMu.Lock()
+	defer f.warnMu.Unlock()
 	if f.warned[msg] {
 		return
 	}
 	f.warned[msg] = true
 	fmt.Fprintf(f.Streams.ErrOut, "Warning: %s\n", msg)
+}
+
+// HandleWarningHeader prints the server's warnings as kubectl does, once
+// each, through Warn.
+func (f *Factory) HandleWarningHeader(code int, _ string, message string) {
+	if code == 299 && message != "" {
+		f.Warn(message)
+	}
 }
 
 // RESTConfig returns the cluster's client config, with an error that says
@@ -68,8 +85,7 @@ func (f *Factory) RESTConfig() (*rest.Config, error) {
 	}
 	if err == nil && config.QPS == 0 {
 		// client-go's default (5 per second) would make validate, which
-		// reads a CRD and a list per kind of the input, wait on itself;
-		// kubectl crd only reads.
+		// reads a CRD and a list per kind of the input, wait on itself.
 		config.QPS, config.Burst = 50, 100
 	}
 	return config, err
@@ -91,38 +107,50 @@ func (f *Factory) noClusterConfigured() bool {
 	return err == nil && len(raw.Clusters) == 0
 }
 
-// Catalog makes the CRD catalog: from --crds files when given, else from
-// the cluster.
+// Catalog makes the CRD catalog, once: over the --crds files when given,
+// over nothing with NoCluster, else over the cluster. An error reading
+// --crds is returned now; a cluster that cannot be asked is reported by
+// the catalog when an answer needs it.
 func (f *Factory) Catalog() (*catalog.Catalog, error) {
 	if f.catalog != nil {
 		return f.catalog, nil
 	}
-	var src catalog.Source
-	if f.Offline() {
-		// A path given twice is read once (shell completion parses
-		// the flags twice, too).
+	switch {
+	case len(f.CRDPaths) > 0:
+		// A path given twice is read once (shell completion parses the
+		// flags twice, too).
 		files, err := catalog.ReadFiles(uniquePaths(f.CRDPaths), f.Streams.In)
 		if err != nil {
 			return nil, err
 		}
-		src = files
-	} else {
-		config, err := f.RESTConfig()
+		f.catalog = catalog.New(files, f.Warn)
+	case f.NoCluster:
+		f.catalog = catalog.New(nil, f.Warn)
+	default:
+		cluster, err := f.cluster()
 		if err != nil {
-			return nil, err
+			f.catalog = catalog.Unavailable(err, f.Warn)
+		} else {
+			f.catalog = catalog.New(cluster, f.Warn)
 		}
-		dc, err := f.ConfigFlags.ToDiscoveryClient()
-		if err != nil {
-			return nil, err
-		}
-		cluster, err := catalog.NewCluster(config, dc)
-		if err != nil {
-			return nil, err
-		}
-		src = cluster
 	}
-	f.catalog = catalog.New(src, f.Warn)
 	return f.catalog, nil
+}
+
+func (f *Factory) cluster() (*catalog.Cluster, error) {
+	config, err := f.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	dc, err := f.ConfigFlags.ToDiscoveryClient()
+	if err != nil {
+		return nil, err
+	}
+	client, err := apiextensionsclient.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	return catalog.NewCluster(dc, client.CustomResourceDefinitions()), nil
 }
 
 // Cleanup removes what the commands left behind (temporary files).
@@ -131,14 +159,6 @@ func (f *Factory) Cleanup() {
 		c()
 	}
 	f.cleanups = nil
-}
-
-// HandleWarningHeader prints the server's warnings as kubectl does, once
-// each, through Warn.
-func (f *Factory) HandleWarningHeader(code int, _ string, message string) {
-	if code == 299 && message != "" {
-		f.Warn(message)
-	}
 }
 
 func uniquePaths(paths []string) []string {

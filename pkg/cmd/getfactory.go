@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/localapi"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
-	"github.com/kubectl-crd/kubectl-crd/pkg/printers"
-	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
+	"github.com/kubectl-crd/kubectl-crd/pkg/tabletransport"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -18,7 +18,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/klog/v2"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 )
@@ -26,33 +25,24 @@ import (
 // kubectlFactory makes the factory kubectl's get runs on. Online it is the
 // kubeconfig's, with every client's transport answering Table requests for
 // custom resources on the client. Offline it serves the objects named by
-// filenames, and discovery from the --crds files, all in memory.
-func (f *Factory) kubectlFactory(ctx context.Context, resolved []catalog.Resource, filenames *[]string, recursive bool) (cmdutil.Factory, error) {
-	cat, err := f.Catalog()
-	if err != nil {
-		return nil, err
-	}
+// filenames (pkg/localapi), and discovery from the --crds files.
+func (f *Factory) kubectlFactory(ctx context.Context, cat *catalog.Catalog, resolved []catalog.Resource, filenames *[]string, recursive bool) (cmdutil.Factory, error) {
 	known := map[schema.GroupResource]*apiextensionsv1.CustomResourceDefinition{}
 	for _, r := range resolved {
 		if r.CRD != nil {
 			known[r.Mapping.Resource.GroupResource()] = r.CRD.CustomResourceDefinition
 		}
 	}
-	tables := printers.NewTables(func(ctx context.Context, gr schema.GroupResource) (*apiextensionsv1.CustomResourceDefinition, error) {
+	tables := tabletransport.NewTables(func(ctx context.Context, gr schema.GroupResource) (*apiextensionsv1.CustomResourceDefinition, error) {
 		if crd, ok := known[gr]; ok {
 			return crd, nil
 		}
-		if gr.Group == "" {
-			return nil, nil
-		}
-		crd, err := cat.Source().Get(ctx, gr.String())
+		crd, err := cat.ForResource(ctx, gr)
 		switch {
-		case apierrors.IsNotFound(err):
-			return nil, nil
 		case apierrors.IsForbidden(err):
 			klog.V(2).InfoS("Cannot read the CustomResourceDefinition; asking the server for the table", "name", gr.String(), "err", err)
 			return nil, nil
-		case err != nil:
+		case err != nil || crd == nil:
 			return nil, err
 		}
 		return crd.CustomResourceDefinition, nil
@@ -60,48 +50,30 @@ func (f *Factory) kubectlFactory(ctx context.Context, resolved []catalog.Resourc
 
 	if !f.Offline() {
 		f.ConfigFlags.WrapConfigFn = func(c *rest.Config) *rest.Config {
+			prefix := ""
+			if base, _, err := rest.DefaultServerUrlFor(c); err == nil {
+				prefix = base.Path
+			}
 			c.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-				return &printers.Transport{Next: rt, Tables: tables}
+				return &tabletransport.Transport{Next: rt, Tables: tables, Prefix: prefix}
 			})
 			return c
 		}
 		return cmdutil.NewFactory(f.ConfigFlags), nil
 	}
-	local, err := f.localServer(ctx, cat, filenames, recursive)
+	server, err := f.localServer(ctx, cat, filenames, recursive)
 	if err != nil {
 		return nil, err
 	}
-	getter, err := f.clientGetter(&printers.Transport{Next: local, Tables: tables})
+	getter, err := newOfflineGetter(f.ConfigFlags, cat, &tabletransport.Transport{Next: server, Tables: tables})
 	if err != nil {
 		return nil, err
 	}
 	return cmdutil.NewFactory(getter), nil
 }
 
-// clientGetter returns the kubeconfig flags online; offline, a getter whose
-// discovery comes from the --crds files and whose requests go to transport
-// (nil: none may be made).
-func (f *Factory) clientGetter(transport http.RoundTripper) (genericclioptions.RESTClientGetter, error) {
-	if !f.Offline() {
-		return f.ConfigFlags, nil
-	}
-	cat, err := f.Catalog()
-	if err != nil {
-		return nil, err
-	}
-	if transport == nil {
-		transport = printers.NewLocalServer(nil, nil)
-	}
-	return &offlineGetter{
-		ConfigFlags: f.ConfigFlags,
-		discovery:   cat.Source().Discovery(),
-		transport:   transport,
-		warn:        f.Warn,
-	}, nil
-}
-
 // localServer serves the objects named by filenames, as created.
-func (f *Factory) localServer(ctx context.Context, cat *catalog.Catalog, filenames *[]string, recursive bool) (*printers.LocalServer, error) {
+func (f *Factory) localServer(ctx context.Context, cat *catalog.Catalog, filenames *[]string, recursive bool) (*localapi.Server, error) {
 	if err := f.stdinToFile(filenames); err != nil {
 		return nil, err
 	}
@@ -109,15 +81,11 @@ func (f *Factory) localServer(ctx context.Context, cat *catalog.Catalog, filenam
 	if err != nil {
 		return nil, err
 	}
-	crds, err := cat.Source().List(ctx)
+	crds, err := cat.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	plain := catalog.Definitions(crds)
-	if err := asCreated(plain, objs); err != nil {
-		return nil, err
-	}
-	return printers.NewLocalServer(plain, objs), nil
+	return localapi.NewServer(catalog.Definitions(crds), objs)
 }
 
 // stdinToFile saves standard input to a file when it is among filenames,
@@ -159,42 +127,37 @@ func readObjects(paths []string, recursive bool) ([]*unstructured.Unstructured, 
 		return nil, err
 	}
 	objs := make([]*unstructured.Unstructured, 0, len(docs))
-	for _, d := range docs {
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(d.JSON); err != nil {
+	for i := range docs {
+		d := &docs[i]
+		obj, err := d.TakeObject()
+		if err != nil {
 			return nil, &manifest.Error{File: d.File, Line: d.Line, Column: d.Column, Msg: err.Error()}
 		}
-		objs = append(objs, u)
+		objs = append(objs, &unstructured.Unstructured{Object: obj})
 	}
 	return objs, nil
 }
 
-// asCreated turns each object of a known CRD into what the server would
-// store for it, so that columns show defaults as they would online.
-func asCreated(crds []*apiextensionsv1.CustomResourceDefinition, objs []*unstructured.Unstructured) error {
-	byKind := map[schema.GroupKind]*apiextensionsv1.CustomResourceDefinition{}
-	for _, c := range crds {
-		byKind[schema.GroupKind{Group: c.Spec.Group, Kind: c.Spec.Names.Kind}] = c
-	}
-	for _, o := range objs {
-		gvk := o.GroupVersionKind()
-		if crd := byKind[gvk.GroupKind()]; crd != nil {
-			if err := validate.AsCreated(crd, gvk.Version, o.Object); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// offlineGetter is the RESTClientGetter of kubectl's get offline: the
+// offlineGetter is the RESTClientGetter of kubectl's commands offline: the
 // kubeconfig flags for namespaces, discovery from the CRD files, and a
 // transport that never leaves the process.
 type offlineGetter struct {
 	*genericclioptions.ConfigFlags
 	discovery discovery.CachedDiscoveryInterface
+	mapper    meta.RESTMapper
 	transport http.RoundTripper
-	warn      func(string)
+}
+
+func newOfflineGetter(flags *genericclioptions.ConfigFlags, cat *catalog.Catalog, transport http.RoundTripper) (*offlineGetter, error) {
+	dc, err := cat.Discovery()
+	if err != nil {
+		return nil, err
+	}
+	mapper, err := cat.RESTMapper()
+	if err != nil {
+		return nil, err
+	}
+	return &offlineGetter{ConfigFlags: flags, discovery: dc, mapper: mapper, transport: transport}, nil
 }
 
 func (g *offlineGetter) ToRESTConfig() (*rest.Config, error) {
@@ -206,5 +169,5 @@ func (g *offlineGetter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface,
 }
 
 func (g *offlineGetter) ToRESTMapper() (meta.RESTMapper, error) {
-	return restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(g.discovery), g.discovery, g.warn), nil
+	return g.mapper, nil
 }

@@ -24,6 +24,8 @@ type OpenAPIOptions struct {
 	Output    string // json or yaml
 	OutputDir string
 	Args      []string
+
+	catalog *catalog.Catalog
 }
 
 // NewCmdOpenAPI makes kubectl crd openapi.
@@ -47,11 +49,13 @@ CRDs without an argument). JSON output is the server's own bytes.`,
   # The Swagger 2.0 document for two types
   kubectl crd openapi --openapi-version=2 crontabs widgets`,
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Args = args
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return o.Run(c.Context())
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			return o.Run(contextOf(c))
 		},
 		ValidArgsFunction: completeGroupVersions(f),
 	}
@@ -78,11 +82,16 @@ func (o *OpenAPIOptions) Validate() error {
 	return nil
 }
 
+// Complete takes the arguments and makes the catalog.
+func (o *OpenAPIOptions) Complete(args []string) error {
+	o.Args = args
+	var err error
+	o.catalog, err = o.f.Catalog()
+	return err
+}
+
 // Run builds and prints the documents.
 func (o *OpenAPIOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	switch {
 	case o.Output == "jsonschema":
 		return o.runJSONSchema(ctx)
@@ -127,11 +136,7 @@ func (o *OpenAPIOptions) runJSONSchema(ctx context.Context) error {
 }
 
 func (o *OpenAPIOptions) allCRDs(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	cat, err := o.f.Catalog()
-	if err != nil {
-		return nil, err
-	}
-	list, err := cat.Source().List(ctx)
+	list, err := o.catalog.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -204,14 +209,10 @@ func (o *OpenAPIOptions) selectedCRDs(ctx context.Context) ([]*apiextensionsv1.C
 	if len(o.Args) == 0 {
 		return o.allCRDs(ctx)
 	}
-	cat, err := o.f.Catalog()
-	if err != nil {
-		return nil, err
-	}
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	seen := map[string]bool{}
 	for _, a := range o.Args {
-		res, err := cat.Resolve(ctx, a)
+		res, err := o.catalog.Resolve(ctx, a)
 		if err != nil {
 			return nil, err
 		}

@@ -14,8 +14,7 @@ import (
 var profileNames = []string{"none", "cpu", "heap", "goroutine", "threadcreate", "block", "mutex"}
 
 // profiling is kubectl's --profile and --profile-output: a Go profile of
-// this run, written to a file (cmd/kubectl-crd/default.pgo, the profile
-// the compiler optimises for, is made of such CPU profiles).
+// this run, written to a file.
 type profiling struct {
 	name, output string
 	cpu          *os.File
@@ -42,9 +41,6 @@ func (p *profiling) start() error {
 			return fmt.Errorf("--profile=cpu: %w", err)
 		}
 		p.cpu = f
-	case "heap":
-		// internal/startup turned memory profiling off.
-		runtime.MemProfileRate = 512 * 1024
 	case "block":
 		runtime.SetBlockProfileRate(1)
 	case "mutex":

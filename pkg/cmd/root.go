@@ -7,8 +7,6 @@ import (
 	goflag "flag"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -95,13 +93,6 @@ func addKlogFlags(flags *pflag.FlagSet) {
 // are printed as kubectl prints them.
 func Run(args []string, streams genericiooptions.IOStreams) int {
 	quietUnhandledErrors()
-	if os.Getenv("GOGC") == "" {
-		// A short-lived command: collecting garbage less often is faster
-		// (a list of 3,000 objects: about 10% of the wall time), for a
-		// bounded cost in peak memory. (internal/startup turned collection
-		// off while packages initialised; this turns it on.)
-		debug.SetGCPercent(400)
-	}
 	f := NewFactory(streams)
 	rest.SetDefaultWarningHandler(f)
 	root := newRootCommand(f)
@@ -165,8 +156,4 @@ func printError(w io.Writer, err error) (code int) {
 		code = extra
 	}
 	return code
-}
-
-func notImplemented(verb string) error {
-	return fmt.Errorf("kubectl crd %s is not implemented yet", verb)
 }

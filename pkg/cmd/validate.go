@@ -6,21 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 
-	"github.com/kubectl-crd/kubectl-crd/internal/memo"
-	"github.com/kubectl-crd/kubectl-crd/internal/prefetch"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
@@ -35,8 +28,11 @@ type ValidateOptions struct {
 	Output      string
 	Unknown     string
 	StrictKinds bool
-	Offline     bool
 	Old         []string
+
+	catalog   *catalog.Catalog
+	namespace string // where objects without one go
+	old       validate.OldLookup
 }
 
 // NewCmdValidate makes kubectl crd validate.
@@ -66,7 +62,10 @@ one is invalid, 2 when the input cannot be read or checked.`,
 			if err := o.Validate(args); err != nil {
 				return &ExitError{Code: 2, Err: err}
 			}
-			return o.Run(c.Context())
+			if err := o.Complete(); err != nil {
+				return &ExitError{Code: 2, Err: err}
+			}
+			return o.Run(contextOf(c))
 		},
 	}
 	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files or directories of objects to check; - for stdin.")
@@ -75,7 +74,7 @@ one is invalid, 2 when the input cannot be read or checked.`,
 	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(validate.Formats, ", ")+" (yaml: the valid objects as the server would store them; the report goes to stderr).")
 	c.Flags().StringVar(&o.Unknown, "validate", o.Unknown, "Unknown fields: strict (errors), warn (warnings) or ignore.")
 	c.Flags().BoolVar(&o.StrictKinds, "strict-kinds", false, "Report objects whose kind has no CRD as invalid instead of skipping them.")
-	c.Flags().BoolVar(&o.Offline, "offline", false, "Never contact a cluster: CRDs come from --crds and the input only.")
+	c.Flags().BoolVar(&f.NoCluster, "offline", false, "Never contact a cluster: CRDs come from --crds and the input only.")
 	c.Flags().StringArrayVar(&o.Old, "old", nil, "Files of the objects as they are now: an object found there is checked as an update of it.")
 	return c
 }
@@ -97,21 +96,25 @@ func (o *ValidateOptions) Validate(args []string) error {
 	return nil
 }
 
+// Complete makes the catalog and says where old objects come from and
+// where objects without a namespace go.
+func (o *ValidateOptions) Complete() error {
+	var err error
+	if o.catalog, err = o.f.Catalog(); err != nil {
+		return err
+	}
+	o.namespace = "default"
+	if !o.f.NoCluster {
+		if ns, _, err := o.f.ConfigFlags.ToRawKubeConfigLoader().Namespace(); err == nil && ns != "" {
+			o.namespace = ns
+		}
+	}
+	o.old, err = o.oldLookup(o.namespace)
+	return err
+}
+
 // Run reads the input, validates every object and prints the report.
 func (o *ValidateOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	// The first collection, now, before any validating: its pace (GOGC
-	// 400: the next one when the heap is five times what is live) is then
-	// set by what start-up built and the documents read meanwhile (about
-	// 7 of 12 MB live with 2,000 objects), not by however much happens to
-	// be decoded or validated when a collection would otherwise start.
-	// 2,000 objects: 86 ms against 101 without it.
-	runtime.GC()
-	if runtime.GOMAXPROCS(0) > 1 {
-		go func() { _ = validate.Warm() }()
-	}
 	docs, err := o.read()
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}
@@ -119,21 +122,15 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 	if len(docs) == 0 {
 		return &ExitError{Code: 2, Err: errors.New("no objects passed to validate")}
 	}
-	lookup, err := o.lookup(docs)
+	if err := o.catalog.AddInput(inputCRDs(docs)...); err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
+	opts := validate.Options{Unknown: validate.UnknownFields(o.Unknown), StrictKinds: o.StrictKinds, Keep: o.Output == "yaml",
+		Namespace: o.namespace, Old: o.old}
+	report, err := validate.Documents(ctx, docs, o.catalog, opts)
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}
 	}
-	opts := validate.Options{Unknown: validate.UnknownFields(o.Unknown), StrictKinds: o.StrictKinds, Keep: o.Output == "yaml"}
-	if !o.Offline {
-		opts.Namespace, _, _ = o.f.ConfigFlags.ToRawKubeConfigLoader().Namespace()
-	}
-	if opts.Namespace == "" {
-		opts.Namespace = "default"
-	}
-	if opts.Old, err = o.oldLookup(opts.Namespace); err != nil {
-		return &ExitError{Code: 2, Err: err}
-	}
-	report := validate.Documents(ctx, docs, lookup, opts)
 	if err := report.WriteReport(o.f.Streams.Out, o.f.Streams.ErrOut, o.Output, Version, isTerminal(o.f.Streams.Out)); err != nil {
 		return err
 	}
@@ -150,7 +147,7 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 // cannot be decoded are kept, as errors of their own.
 func (o *ValidateOptions) read() ([]manifest.Document, error) {
 	if o.Kustomize == "" {
-		return prefetch.Read(o.Filenames, o.Recursive, o.f.Streams.In)
+		return manifest.ReadPathsLenient(o.Filenames, o.Recursive, o.f.Streams.In)
 	}
 	opts := krusty.MakeDefaultOptions()
 	opts.Reorder = krusty.ReorderOptionLegacy
@@ -165,59 +162,20 @@ func (o *ValidateOptions) read() ([]manifest.Document, error) {
 	return manifest.ReadLenient(o.Kustomize+" (kustomize build)", data), nil
 }
 
-// lookup finds the CRD of a kind: first among the CRDs in the input (as
-// kubectl apply would create them first), then in --crds files or the
-// cluster.
-func (o *ValidateOptions) lookup(docs []manifest.Document) (validate.Lookup, error) {
-	local := map[schema.GroupKind]*apiextensionsv1.CustomResourceDefinition{}
-	origin := map[schema.GroupKind]string{}
-	for _, d := range docs {
+// inputCRDs decodes the CRDs among the documents, for the objects beside
+// them. A CRD that does not decode is left out: its own result says why.
+func inputCRDs(docs []manifest.Document) []*catalog.CRD {
+	var crds []*catalog.CRD
+	for i := range docs {
+		d := &docs[i]
 		if d.Err != nil || !catalog.IsCRD(d.TypeMeta()) {
 			continue
 		}
-		// A CRD that does not decode is reported by its own result.
-		crd, err := catalog.DecodeCRD(d)
-		if err != nil {
-			continue
-		}
-		gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
-		if first := local[gk]; first != nil && !equality.Semantic.DeepEqual(first.Spec, crd.Spec) {
-			// Which one the objects would meet depends on the order of
-			// applying: neither is a safe answer.
-			return nil, fmt.Errorf("two different CustomResourceDefinitions for kind %s: %q at %s and %q at %s",
-				gk, first.Name, origin[gk], crd.Name, crd.Origin)
-		}
-		local[gk], origin[gk] = crd.CustomResourceDefinition, crd.Origin
-	}
-	var cat *catalog.Catalog
-	if !o.Offline || o.f.Offline() {
-		var err error
-		if cat, err = o.f.Catalog(); err != nil && (len(local) == 0 || o.f.Offline()) {
-			return nil, err
+		if crd, err := catalog.DecodeCRD(d); err == nil {
+			crds = append(crds, crd)
 		}
 	}
-	// One answer per kind and version, shared by the objects of the input.
-	var answers memo.Map[schema.GroupVersionKind, *apiextensionsv1.CustomResourceDefinition]
-	resolve := func(ctx context.Context, gvk schema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error) {
-		res, err := cat.Resolve(ctx, gvk.Kind+"."+gvk.Version+"."+gvk.Group)
-		var unknown *catalog.UnknownTypeError
-		switch {
-		case err == nil && len(res) == 1 && res[0].CRD != nil:
-			return res[0].CRD.CustomResourceDefinition, nil
-		case err == nil, apierrors.IsNotFound(err), errors.As(err, &unknown):
-			return nil, nil
-		}
-		return nil, err
-	}
-	return func(ctx context.Context, gvk schema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error) {
-		if crd := local[gvk.GroupKind()]; crd != nil {
-			return crd, nil
-		}
-		if cat == nil || gvk.Group == "" {
-			return nil, nil
-		}
-		return answers.Get(gvk, func() (*apiextensionsv1.CustomResourceDefinition, error) { return resolve(ctx, gvk) })
-	}, nil
+	return crds
 }
 
 func isTerminal(w io.Writer) bool {

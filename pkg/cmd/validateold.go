@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
@@ -20,19 +21,22 @@ type objectKey struct {
 	group, kind, namespace, name string
 }
 
-// oldLookup (namespace: where objects without one go) says where the objects an input updates come from: --old
-// files, else the cluster when CRDs come from it, else nowhere (every
-// object is a create).
+// oldLookup says where the objects an input updates come from: --old
+// files, else the cluster when one is asked, else nowhere (every object is
+// a create). namespace is where objects without one go.
 func (o *ValidateOptions) oldLookup(namespace string) (validate.OldLookup, error) {
 	if len(o.Old) > 0 {
 		return oldFromFiles(o.Old, namespace)
 	}
-	if o.Offline || o.f.Offline() {
+	if o.f.Offline() {
 		return nil, nil
 	}
 	config, err := o.f.RESTConfig()
+	if errors.Is(err, errNoCluster) {
+		return nil, nil // nothing can exist in no cluster
+	}
 	if err != nil {
-		return nil, nil // CRDs from the input only, and no cluster
+		return failingLookup(err), nil
 	}
 	client, err := dynamic.NewForConfig(config)
 	if err != nil {
@@ -41,17 +45,27 @@ func (o *ValidateOptions) oldLookup(namespace string) (validate.OldLookup, error
 	return liveObjects(client), nil
 }
 
+// failingLookup answers every question about old objects with err: the
+// cluster that would answer cannot be asked.
+func failingLookup(err error) validate.OldLookup {
+	return func(context.Context, *apiextensionsv1.CustomResourceDefinition, schema.GroupVersionKind, string, string) (map[string]any, error) {
+		return nil, err
+	}
+}
+
 func oldFromFiles(paths []string, namespace string) (validate.OldLookup, error) {
 	docs, err := manifest.ReadPaths(paths, true, nil)
 	if err != nil {
 		return nil, err
 	}
 	index := map[objectKey]map[string]any{}
-	for _, d := range docs {
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(d.JSON); err != nil {
+	for i := range docs {
+		d := &docs[i]
+		obj, err := d.TakeObject()
+		if err != nil {
 			return nil, &manifest.Error{File: d.File, Line: d.Line, Column: d.Column, Msg: err.Error()}
 		}
+		u := &unstructured.Unstructured{Object: obj}
 		gvk := u.GroupVersionKind()
 		index[objectKey{gvk.Group, gvk.Kind, u.GetNamespace(), u.GetName()}] = u.Object
 	}

@@ -5,17 +5,17 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // Schema returns the schema of a CRD version.
 func Schema(crd *apiextensionsv1.CustomResourceDefinition, version string) (*apiextensionsv1.JSONSchemaProps, error) {
-	for _, v := range crd.Spec.Versions {
-		if v.Name == version && v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
-			return v.Schema.OpenAPIV3Schema, nil
-		}
+	val, err := apihelpers.GetSchemaForVersion(crd, version)
+	if err != nil || val == nil || val.OpenAPIV3Schema == nil {
+		return nil, fmt.Errorf("CustomResourceDefinition %s has no schema for version %q", crd.Name, version)
 	}
-	return nil, fmt.Errorf("CustomResourceDefinition %s has no schema for version %q", crd.Name, version)
+	return val.OpenAPIV3Schema, nil
 }
 
 // Field follows path from root as kubectl explain does: through the

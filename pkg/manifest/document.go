@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
+	sigsjson "sigs.k8s.io/json"
 )
 
 // Document is one object read from the input.
@@ -19,10 +20,9 @@ type Document struct {
 	Line, Column int
 	// JSON is the object as kubectl would send it to the server.
 	JSON []byte
-	// Object is the decoded object (as unstructured.Unstructured holds it)
-	// when the reader decoded it already; nil otherwise. Readers of a
-	// Document must not change it.
-	Object map[string]any
+	// object is the decoded object, when the reader decoded it already:
+	// TakeObject hands it over.
+	object map[string]any
 	// Node is the object's YAML node, with absolute positions; it may be nil
 	// when the input could be decoded but not positioned, or not parsed yet:
 	// YAMLNode parses it when it is needed.
@@ -47,13 +47,26 @@ func (d *Document) TypeMeta() TypeMeta {
 		APIVersion any `json:"apiVersion"`
 		Kind       any `json:"kind"`
 	}
-	if d.Object != nil {
-		tm.APIVersion, tm.Kind = d.Object["apiVersion"], d.Object["kind"]
+	if d.object != nil {
+		tm.APIVersion, tm.Kind = d.object["apiVersion"], d.object["kind"]
 	} else {
 		_ = json.Unmarshal(d.JSON, &tm)
 	}
 	s := func(v any) string { str, _ := v.(string); return str }
 	return TypeMeta{APIVersion: s(tm.APIVersion), Kind: s(tm.Kind)}
+}
+
+// TakeObject returns the document's object, decoded from its JSON as the
+// API server decodes it, for the caller to keep and change: the document
+// no longer holds it (a second call decodes it again).
+func (d *Document) TakeObject() (map[string]any, error) {
+	obj := d.object
+	d.object = nil
+	if obj != nil {
+		return obj, nil
+	}
+	err := sigsjson.UnmarshalCaseSensitivePreserveInts(d.JSON, &obj)
+	return obj, err
 }
 
 // YAMLNode returns the document's YAML node, parsing it first when the

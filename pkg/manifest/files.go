@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"io"
+
+	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,31 +24,54 @@ func ReadPaths(paths []string, recursive bool, stdin io.Reader) ([]Document, err
 // ReadPathsLenient reads as ReadPaths does, except that a document that
 // cannot be decoded (malformed YAML or JSON, a duplicate key, a scalar) is
 // returned as a Document with Err set, and reading goes on. Paths that
-// cannot be read are still errors.
+// cannot be read are still errors. Files are read on every core; the
+// documents are in the order of paths, and of the files in each
+// directory.
 func ReadPathsLenient(paths []string, recursive bool, stdin io.Reader) ([]Document, error) {
-	var docs []Document
+	var sources []string // files, and "-"
 	for _, p := range paths {
-		more, err := readPath(p, recursive, stdin)
+		more, err := filesOf(p, recursive)
 		if err != nil {
 			return nil, err
 		}
-		docs = append(docs, more...)
+		sources = append(sources, more...)
+	}
+	read := make([][]Document, len(sources))
+	errs := make([]error, len(sources))
+	for i, s := range sources {
+		if s == "-" { // one reader of stdin (a second "-" reads what is left: nothing)
+			read[i], errs[i] = readAllLenient("-", stdin)
+		}
+	}
+	parallel.Each(len(sources), 1, func(i int) {
+		if sources[i] != "-" {
+			read[i], errs[i] = readFileLenient(sources[i])
+		}
+	})
+	var docs []Document
+	for i := range sources {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		docs = append(docs, read[i]...)
 	}
 	return docs, nil
 }
 
-func readPath(path string, recursive bool, stdin io.Reader) ([]Document, error) {
+// filesOf lists the files a path names: itself, or a directory's files
+// with one of Extensions (recursively when recursive is set).
+func filesOf(path string, recursive bool) ([]string, error) {
 	if path == "-" {
-		return readAllLenient("-", stdin)
+		return []string{path}, nil
 	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, &Error{File: path, Msg: describeFSError(err)}
 	}
 	if !info.IsDir() {
-		return readFileLenient(path)
+		return []string{path}, nil
 	}
-	var docs []Document
+	var files []string
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return &Error{File: p, Msg: describeFSError(err)}
@@ -57,14 +82,12 @@ func readPath(path string, recursive bool, stdin io.Reader) ([]Document, error) 
 			}
 			return nil
 		}
-		if !hasExtension(p) {
-			return nil
+		if hasExtension(p) {
+			files = append(files, p)
 		}
-		more, err := readFileLenient(p)
-		docs = append(docs, more...)
-		return err
+		return nil
 	})
-	return docs, err
+	return files, err
 }
 
 // ReadFile reads one file.

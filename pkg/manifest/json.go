@@ -65,7 +65,7 @@ func jsonDocument(name string, data []byte, v jsonValue) (Document, bool) {
 	doc := Document{File: name, Line: v.line, Column: v.column, JSON: text}
 	var obj map[string]any
 	if dups, err := sigsjson.UnmarshalStrict(text, &obj, sigsjson.DisallowDuplicateFields); err == nil && len(dups) == 0 && obj != nil {
-		doc.Object = obj
+		doc.object = obj
 		doc.later = &laterNode{text: text, offset: v.line - 1, columns: v.column - 1}
 		return doc, true
 	}

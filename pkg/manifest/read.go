@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -176,33 +175,48 @@ func isSeparator(line []byte) bool {
 }
 
 // decodeYAML decodes one YAML document that starts after offset lines of
-// the file; it returns nil for an empty one.
+// the file; it returns nil for an empty one. A document that kubectl's
+// reader takes as an object, and whose place the first content line
+// tells, is decoded by that reader and its YAML node parsed only when a
+// position is asked for (most valid documents never need one); any other
+// document is parsed for its node first, which says what is wrong with it.
 func decodeYAML(name string, text []byte, offset int) (*Document, error) {
-	d, js, obj := quickYAML(name, text, offset)
-	if d != nil {
+	if d := decodeNodeLater(name, text, offset); d != nil {
 		return d, nil
 	}
-	return carefulYAML(name, text, offset, js, obj)
+	return decodeNodeFirst(name, text, offset)
 }
 
-// carefulYAML decodes one YAML document with its YAML node, and says
-// exactly what is wrong with it when it cannot be an object. js and obj,
-// when not nil, are the document as the quick path decoded it already.
-func carefulYAML(name string, text []byte, offset int, js []byte, obj map[string]any) (*Document, error) {
+// decodeNodeLater decodes a document with kubectl's reader, leaving its
+// node for later; nil when kubectl's reader does not take it as an object
+// (or its place needs the parser).
+func decodeNodeLater(name string, text []byte, offset int) *Document {
+	line, column, ok := firstKey(text)
+	if !ok {
+		return nil
+	}
+	js, obj := asKubectlReads(text)
+	if obj == nil {
+		return nil
+	}
+	return &Document{File: name, Line: line + offset, Column: column, JSON: js, object: obj,
+		later: &laterNode{text: text, offset: offset}}
+}
+
+// decodeNodeFirst decodes one YAML document with its YAML node, and says
+// exactly what is wrong with it when it cannot be an object.
+func decodeNodeFirst(name string, text []byte, offset int) (*Document, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(text, &root); err != nil {
 		// kubectl's YAML reader is more lenient than this one in a few
 		// corners: what it reads as an object is an object, without
 		// positions.
-		if obj == nil {
-			js, obj = asKubectlReads(text)
-		}
-		if obj != nil {
+		if js, obj := asKubectlReads(text); obj != nil {
 			line, column, ok := firstKey(text)
 			if !ok {
 				line, column = 1, 1
 			}
-			return &Document{File: name, Line: line + offset, Column: column, JSON: js, Object: obj}, nil
+			return &Document{File: name, Line: line + offset, Column: column, JSON: js, object: obj}, nil
 		}
 		return nil, shiftLine(yamlError(name, err), offset)
 	}
@@ -217,42 +231,15 @@ func carefulYAML(name string, text []byte, offset int, js []byte, obj map[string
 	if err := checkNode(name, node); err != nil {
 		return nil, err
 	}
-	if obj == nil {
-		var err error
-		if js, err = sigsyaml.YAMLToJSON(text); err != nil {
-			return nil, shiftLine(yamlError(name, err), offset)
-		}
-		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(js, &obj); err != nil {
-			return nil, &Error{File: name, Line: node.Line, Column: node.Column, Msg: "invalid object: " + jsonMessage(err)}
-		}
+	js, err := sigsyaml.YAMLToJSON(text)
+	if err != nil {
+		return nil, shiftLine(yamlError(name, err), offset)
 	}
-	return &Document{File: name, Line: node.Line, Column: node.Column, JSON: js, Object: obj, Node: node}, nil
-}
-
-// quickYAML decodes the common document, a block or flow mapping with
-// plain keys, no key given twice, that is no List, without building its
-// YAML node: that is parsed only when a position is asked for. It returns
-// nil for anything else, which decodeYAML reads the careful way (and which
-// gets the same JSON either way: a test reads every test and corpus file
-// both ways, and a fuzz target compares them), with the JSON and object
-// when it decoded them (a list, whose items need their nodes).
-func quickYAML(name string, text []byte, offset int) (*Document, []byte, map[string]any) {
-	line, column, ok := firstKey(text)
-	if !ok || bytes.Contains(text, []byte("<<")) {
-		return nil, nil, nil // merge keys: the careful path checks the keys as written
+	var obj map[string]any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(js, &obj); err != nil {
+		return nil, &Error{File: name, Line: node.Line, Column: node.Column, Msg: "invalid object: " + jsonMessage(err)}
 	}
-	js, obj, ok := simpleYAML(text)
-	if !ok {
-		js, obj = asKubectlReads(text)
-	}
-	if obj == nil {
-		return nil, nil, nil
-	}
-	if kind, _ := obj["kind"].(string); strings.HasSuffix(kind, "List") {
-		return nil, js, obj // lists need their items' nodes
-	}
-	return &Document{File: name, Line: line + offset, Column: column, JSON: js, Object: obj,
-		later: &laterNode{text: text, offset: offset}}, nil, nil
+	return &Document{File: name, Line: node.Line, Column: node.Column, JSON: js, object: obj, Node: node}, nil
 }
 
 // asKubectlReads decodes a YAML document into JSON as kubectl does
@@ -275,8 +262,8 @@ func asKubectlReads(text []byte) ([]byte, map[string]any) {
 
 // stringKeys tells whether every key of v could only have been a string in
 // YAML. A key such as 1, true or 1.5 becomes a string in JSON, and can
-// then silently take the place of another key ("1"); the careful reading
-// compares the keys as written.
+// then silently take the place of another key ("1"); parsing the node
+// first compares the keys as written.
 func stringKeys(v any) bool {
 	switch v := v.(type) {
 	case map[string]any:
@@ -365,8 +352,6 @@ func tooLarge(name string, line, size int) error {
 		"document of %d MiB not read: documents over %d MiB cannot be objects the API server accepts (3 MiB as JSON)", size>>20, MaxDocument>>20)}
 }
 
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-
 // yamlError turns a YAML parser error into an Error with its line.
 func yamlError(name string, err error) error {
 	msg := err.Error()
@@ -375,15 +360,19 @@ func yamlError(name string, err error) error {
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		msg = te.Errors[0]
 	}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		if isParserProblem(m[2]) {
-			// The YAML parser (unlike its scanner) counts lines from 0.
-			line++
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	// "line N: problem"
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		number, problem, ok := strings.Cut(rest, ": ")
+		if line, err := strconv.Atoi(number); ok && err == nil {
+			if isParserProblem(problem) {
+				// The YAML parser (unlike its scanner) counts lines from 0.
+				line++
+			}
+			return &Error{File: name, Line: line, Msg: "invalid YAML: " + problem}
 		}
-		return &Error{File: name, Line: line, Msg: "invalid YAML: " + m[2]}
 	}
-	return &Error{File: name, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+	return &Error{File: name, Msg: "invalid YAML: " + msg}
 }
 
 // parserProblems are the YAML parser's (not scanner's) messages; they come

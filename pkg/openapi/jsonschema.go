@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
@@ -19,16 +20,11 @@ const JSONSchemaDraft = "http://json-schema.org/draft-07/schema#"
 // integer or string, and nullable adds "null" to the type. Rules JSON
 // Schema cannot say (CEL, list types) are left to the server.
 func JSONSchema(crd *apiextensionsv1.CustomResourceDefinition, version string) (map[string]any, error) {
-	var v *apiextensionsv1.CustomResourceDefinitionVersion
-	for i := range crd.Spec.Versions {
-		if crd.Spec.Versions[i].Name == version {
-			v = &crd.Spec.Versions[i]
-		}
-	}
-	if v == nil || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+	val, err := apihelpers.GetSchemaForVersion(crd, version)
+	if err != nil || val == nil || val.OpenAPIV3Schema == nil {
 		return nil, fmt.Errorf("CustomResourceDefinition %s has no schema for version %q", crd.Name, version)
 	}
-	data, err := json.Marshal(v.Schema.OpenAPIV3Schema)
+	data, err := json.Marshal(val.OpenAPIV3Schema)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ package openapi
 import (
 	"sort"
 
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
 	apiextensionsfeatures "k8s.io/apiextensions-apiserver/pkg/features"
@@ -51,7 +52,7 @@ func options(v2 bool) builder.Options {
 func V3(crds []*apiextensionsv1.CustomResourceDefinition, gv schema.GroupVersion) (*spec3.OpenAPI, error) {
 	var specs []*spec3.OpenAPI
 	for _, crd := range crds {
-		if crd.Spec.Group != gv.Group || !serves(crd, gv.Version) {
+		if crd.Spec.Group != gv.Group || !apihelpers.HasServedCRDVersion(crd, gv.Version) {
 			continue
 		}
 		s, err := builder.BuildOpenAPIV3(crd, gv.Version, options(false))
@@ -95,13 +96,4 @@ func V2(crds []*apiextensionsv1.CustomResourceDefinition) (*spec.Swagger, error)
 		perCRD = append(perCRD, crdSpec)
 	}
 	return builder.MergeSpecs(merged, perCRD...)
-}
-
-func serves(crd *apiextensionsv1.CustomResourceDefinition, version string) bool {
-	for _, v := range crd.Spec.Versions {
-		if v.Name == version && v.Served {
-			return true
-		}
-	}
-	return false
 }

@@ -17,12 +17,12 @@ func BenchmarkDocuments(b *testing.B) {
 		fmt.Fprintf(&sb, "---\napiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: ct-%d\nspec:\n  cronSpec: \"*/5 * * * *\"\n  image: img:%d\n  replicas: %d\n  minReplicas: 1\n  maxReplicas: 10\n", i, i, 1+i%9)
 	}
 	data := []byte(sb.String())
-	lookup := cronTabs(b)
+	kinds := cronTabs(b)
 	b.ResetTimer()
 	for range b.N {
 		docs := manifest.ReadLenient("bench.yaml", data)
-		r := Documents(context.Background(), docs, lookup, Options{})
-		if r.Summary.Valid+r.Summary.Invalid != 2000 {
+		r, err := Documents(context.Background(), docs, kinds, Options{})
+		if err != nil || r.Summary.Valid+r.Summary.Invalid != 2000 {
 			b.Fatalf("summary %+v", r.Summary)
 		}
 	}

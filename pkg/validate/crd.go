@@ -2,7 +2,8 @@ package validate
 
 import (
 	"context"
-	"regexp"
+	"strings"
+	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
@@ -12,11 +13,10 @@ import (
 	sigsjson "sigs.k8s.io/json"
 )
 
-// crdCreate is the server's strategy for creating a CRD.
-var crdCreate = customresourcedefinition.NewStrategy(catalog.Scheme())
-
-// unknownField is how strict decoding names a field the type lacks.
-var unknownField = regexp.MustCompile(`^unknown field "(.*)"$`)
+// crdStrategy is the server's strategy for CRDs.
+var crdStrategy = sync.OnceValue(func() strategy {
+	return customresourcedefinition.NewStrategy(catalog.Scheme())
+})
 
 // CRD checks a CustomResourceDefinition document as the server checks a
 // create of it: unknown fields (strict decoding), then the defaulted object
@@ -38,12 +38,13 @@ func CRD(ctx context.Context, doc []byte) Result {
 	if obj, err := catalog.Scheme().New(schema.FromAPIVersionAndKind(probe.APIVersion, "CustomResourceDefinition")); err == nil {
 		strict, _ := sigsjson.UnmarshalStrict(doc, obj)
 		for _, e := range strict {
-			if m := unknownField.FindStringSubmatch(e.Error()); m != nil {
-				res.Unknown = append(res.Unknown, m[1])
+			// How strict decoding names a field the type lacks.
+			if name, ok := strings.CutPrefix(e.Error(), `unknown field "`); ok && strings.HasSuffix(name, `"`) {
+				res.Unknown = append(res.Unknown, strings.TrimSuffix(name, `"`))
 			}
 		}
 	}
 	rest.FillObjectMetaSystemFields(crd)
-	res.Err = rest.BeforeCreate(crdCreate, quiet(genericapirequest.WithNamespace(ctx, "")), crd)
+	res.Err = rest.BeforeCreate(crdStrategy(), quiet(genericapirequest.WithNamespace(ctx, "")), crd)
 	return res
 }

@@ -8,8 +8,6 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // FuzzValidate: a CRD and objects, both arbitrary: the CRD is checked as
@@ -23,8 +21,10 @@ func FuzzValidate(f *testing.F) {
 		f.Add(read(c), read(objs[i%len(objs)]))
 	}
 	f.Fuzz(func(t *testing.T, crdData, objData []byte) {
-		var crd *apiextensionsv1.CustomResourceDefinition
-		for _, d := range manifest.ReadLenient("crd.yaml", crdData) {
+		var crd *catalog.CRD
+		crdDocs := manifest.ReadLenient("crd.yaml", crdData)
+		for i := range crdDocs {
+			d := &crdDocs[i]
 			if d.Err != nil || !catalog.IsCRD(d.TypeMeta()) {
 				continue
 			}
@@ -32,20 +32,21 @@ func FuzzValidate(f *testing.F) {
 				continue
 			}
 			if c, err := catalog.DecodeCRD(d); err == nil {
-				crd = c.CustomResourceDefinition
+				crd = c
 			}
 		}
 		if crd == nil {
 			return
 		}
-		lookup := func(_ context.Context, gvk schema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error) {
-			if gvk.Group == crd.Spec.Group && gvk.Kind == crd.Spec.Names.Kind {
-				return crd, nil
-			}
-			return nil, nil
+		files, err := catalog.NewFiles([]*catalog.CRD{crd})
+		if err != nil {
+			t.Fatal(err)
 		}
 		docs := manifest.ReadLenient("objects.yaml", objData)
-		r := Documents(context.Background(), docs, lookup, Options{StrictKinds: true, Keep: true})
+		r, err := Documents(context.Background(), docs, catalog.New(files, nil), Options{StrictKinds: true, Keep: true})
+		if err != nil {
+			t.Fatalf("offline, finding CRDs cannot fail: %v", err)
+		}
 		if len(r.Results) != len(docs) {
 			t.Fatalf("%d documents, %d results", len(docs), len(r.Results))
 		}

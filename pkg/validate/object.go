@@ -11,30 +11,29 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	sigsjson "sigs.k8s.io/json"
 )
 
-// one validates one document.
-func one(ctx context.Context, d *manifest.Document, lookup Lookup, cache *validators, opts Options) ObjectResult {
+// one validates one document, whose kind's CRD is in crds (nil, or
+// missing, when none defines it).
+func one(ctx context.Context, d *manifest.Document, crds map[schema.GroupKind]*catalog.CRD, cache *validators, opts Options) ObjectResult {
 	res := ObjectResult{File: d.File, Line: d.Line, Operation: "create", Errors: []Problem{}, Warnings: []Problem{}}
 	if d.Err != nil {
 		res.Status, res.Reason = "error", d.Err.Msg
 		res.Errors = append(res.Errors, Problem{Type: "InputInvalid", Message: d.Err.Msg, Line: d.Err.Line, Column: d.Err.Column})
 		return res
 	}
-	obj := &unstructured.Unstructured{Object: d.Object}
-	if obj.Object == nil {
-		// Not decoded by the reader (a list's item, or JSON it could not
-		// position): decoded as the server decodes it.
-		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(d.JSON, &obj.Object); err != nil {
-			res.Status, res.Reason = "error", err.Error()
-			return res
-		}
+	object, err := d.TakeObject()
+	if err != nil {
+		res.Status, res.Reason = "error", err.Error()
+		return res
 	}
+	obj := &unstructured.Unstructured{Object: object}
 	if typeMetaMissing(&res, d, obj.Object) {
 		return res
 	}
@@ -50,12 +49,8 @@ func one(ctx context.Context, d *manifest.Document, lookup Lookup, cache *valida
 		res.report(d, CRD(ctx, d.JSON), opts)
 		return res
 	}
-	crd, err := lookup(ctx, gvk)
-	if err != nil {
-		res.Status, res.Reason = "error", err.Error()
-		return res
-	}
-	if crd == nil {
+	found := crds[gvk.GroupKind()]
+	if found == nil {
 		reason := fmt.Sprintf("no CustomResourceDefinition for %s", gvk.GroupKind())
 		if !opts.StrictKinds {
 			res.Status, res.Reason = "skipped", reason
@@ -66,19 +61,14 @@ func one(ctx context.Context, d *manifest.Document, lookup Lookup, cache *valida
 		res.Status = "invalid"
 		return res
 	}
-	var version *apiextensionsv1.CustomResourceDefinitionVersion
-	for i, v := range crd.Spec.Versions {
-		if v.Name == gvk.Version && v.Served {
-			version = &crd.Spec.Versions[i]
-		}
-	}
-	if version == nil {
+	crd := found.CustomResourceDefinition
+	if !apihelpers.HasServedCRDVersion(crd, gvk.Version) {
 		res.add(d, Problem{Field: "apiVersion", Type: "FieldValueNotSupported",
-			Message: fmt.Sprintf("version %q of %s is not served", gvk.Version, crd.Name)})
+			Message: fmt.Sprintf("version %q of %s (%s) is not served", gvk.Version, crd.Name, found.Origin)})
 		res.Status = "invalid"
 		return res
 	}
-	if version.Deprecated {
+	if version := catalog.VersionNamed(crd, gvk.Version); version.Deprecated {
 		p := Problem{Field: "apiVersion", Type: "Deprecated", Message: catalog.DeprecationWarning(crd, version)}
 		p.Line, p.Column = d.Position(p.Field)
 		res.Warnings = append(res.Warnings, p)

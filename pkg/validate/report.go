@@ -2,16 +2,21 @@ package validate
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
 	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Lookup finds the CRD of a kind; nil and no error when there is none.
-type Lookup func(ctx context.Context, gvk schema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error)
+// Kinds finds the CRD that defines a kind (a catalog.Catalog does): nil
+// and no error when none does, an error when it cannot tell.
+type Kinds interface {
+	ForKind(ctx context.Context, gk schema.GroupKind) (*catalog.CRD, error)
+}
 
 // Problem is one error or warning about one object.
 type Problem struct {
@@ -82,17 +87,34 @@ type Options struct {
 // version's validator built once; results are in input order. Custom
 // resources are checked as creates (or, with Options.Old, as updates of
 // what exists), CRDs as the server checks a new CRD, documents that could
-// not be read are errors. Documents takes the documents over: each one's
-// object is checked in place (pruned and defaulted as the server would
-// store it) and its decoded forms (Object, JSON, Node) are released once it
-// is checked, so that a long input does not stay in memory whole; docs are
-// not for use afterwards.
-func Documents(ctx context.Context, docs []manifest.Document, lookup Lookup, opts Options) Report {
+// not be read are errors. The CRD of every kind in the input is found
+// first, one kind after the other; an error finding one (a cluster that
+// cannot be asked) is returned, and nothing is checked. Documents takes
+// each document's object (documents keep their JSON and positions).
+func Documents(ctx context.Context, docs []manifest.Document, kinds Kinds, opts Options) (Report, error) {
+	crds := map[schema.GroupKind]*catalog.CRD{}
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil {
+			continue
+		}
+		tm := d.TypeMeta()
+		gv, err := schema.ParseGroupVersion(tm.APIVersion)
+		if err != nil || tm.Kind == "" || catalog.IsCRD(tm) {
+			continue
+		}
+		gk := gv.WithKind(tm.Kind).GroupKind()
+		if _, done := crds[gk]; done {
+			continue
+		}
+		if crds[gk], err = kinds.ForKind(ctx, gk); err != nil {
+			return Report{}, fmt.Errorf("finding the CustomResourceDefinition of %s (at %s): %w", gk, d.Pos(), err)
+		}
+	}
 	results := make([]ObjectResult, len(docs))
 	cache := &validators{}
 	parallel.Each(len(docs), 1, func(i int) {
-		results[i] = one(ctx, &docs[i], lookup, cache, opts)
-		docs[i].Object, docs[i].JSON, docs[i].Node = nil, nil, nil
+		results[i] = one(ctx, &docs[i], crds, cache, opts)
 	})
 	r := Report{Results: results}
 	for _, res := range results {
@@ -107,7 +129,7 @@ func Documents(ctx context.Context, docs []manifest.Document, lookup Lookup, opt
 			r.Summary.Errors++
 		}
 	}
-	return r
+	return r, nil
 }
 
 // validators builds each CRD version's validator once.

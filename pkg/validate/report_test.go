@@ -17,28 +17,23 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// cronTabs looks kinds up in the example CRD.
-func cronTabs(t testing.TB) Lookup {
+// cronTabs is a catalog of the example CRD.
+func cronTabs(t testing.TB) Kinds {
 	t.Helper()
 	files, err := catalog.ReadFiles([]string{"../../examples/crds"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	crd, err := files.Get(context.Background(), "crontabs.stable.example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return func(_ context.Context, gvk schema.GroupVersionKind) (*apiextensionsv1.CustomResourceDefinition, error) {
-		if gvk.GroupKind() == (schema.GroupKind{Group: "stable.example.com", Kind: "CronTab"}) {
-			return crd.CustomResourceDefinition, nil
-		}
-		return nil, nil
-	}
+	return catalog.New(files, nil)
 }
 
 func check(t *testing.T, name, input string, opts Options) Report {
 	t.Helper()
-	return Documents(context.Background(), manifest.ReadLenient(name, []byte(input)), cronTabs(t), opts)
+	r, err := Documents(context.Background(), manifest.ReadLenient(name, []byte(input)), cronTabs(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // where lists each error as "LINE:COLUMN FIELD TYPE".

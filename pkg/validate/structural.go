@@ -5,7 +5,7 @@ package validate
 import (
 	"fmt"
 
-	apiextensionshelpers "k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	apihelpers "k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -17,7 +17,17 @@ import (
 // version (defaults pruned, as the server prunes them), or nil when the
 // version has no schema.
 func Structural(crd *apiextensionsv1.CustomResourceDefinition, version string) (*structuralschema.Structural, error) {
-	val, err := apiextensionshelpers.GetSchemaForVersion(crd, version)
+	props, err := internalSchema(crd, version)
+	if err != nil {
+		return nil, err
+	}
+	return structural(crd, version, props)
+}
+
+// internalSchema is a CRD version's schema as the server's validation
+// code takes it (the internal type); nil when the version has none.
+func internalSchema(crd *apiextensionsv1.CustomResourceDefinition, version string) (*apiextensions.JSONSchemaProps, error) {
+	val, err := apihelpers.GetSchemaForVersion(crd, version)
 	if err != nil || val == nil {
 		return nil, err
 	}
@@ -25,7 +35,14 @@ func Structural(crd *apiextensionsv1.CustomResourceDefinition, version string) (
 	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(val, internal, nil); err != nil {
 		return nil, err
 	}
-	s, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+	return internal.OpenAPIV3Schema, nil
+}
+
+func structural(crd *apiextensionsv1.CustomResourceDefinition, version string, props *apiextensions.JSONSchemaProps) (*structuralschema.Structural, error) {
+	if props == nil {
+		return nil, nil
+	}
+	s, err := structuralschema.NewStructural(props)
 	if err != nil {
 		return nil, fmt.Errorf("CustomResourceDefinition %s version %s has no structural schema: %w", crd.Name, version, err)
 	}
@@ -56,7 +73,7 @@ func PruneAndDefault(obj map[string]any, s *structuralschema.Structural, preserv
 // status dropped where the status subresource is on, then PruneAndDefault
 // with the schema of the object's version.
 func AsCreated(crd *apiextensionsv1.CustomResourceDefinition, version string, obj map[string]any) error {
-	if sub, err := apiextensionshelpers.GetSubresourcesForVersion(crd, version); err == nil && sub != nil && sub.Status != nil {
+	if sub, err := apihelpers.GetSubresourcesForVersion(crd, version); err == nil && sub != nil && sub.Status != nil {
 		delete(obj, "status")
 	}
 	s, err := Structural(crd, version)

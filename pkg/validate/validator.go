@@ -2,12 +2,14 @@ package validate
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apiextensions-apiserver/pkg/crdserverscheme"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -41,53 +43,50 @@ type strategy interface {
 
 // NewValidator builds the validator of a CRD version.
 func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string) (*Validator, error) {
-	internal := &apiextensions.CustomResourceDefinition{}
-	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(crd, internal, nil); err != nil {
-		return nil, err
-	}
-	val, err := apiextensions.GetSchemaForVersion(internal, version)
+	props, err := internalSchema(crd, version)
 	if err != nil {
 		return nil, err
-	}
-	var props *apiextensions.JSONSchemaProps
-	if val != nil {
-		props = val.OpenAPIV3Schema
 	}
 	schemaValidator, _, err := apiservervalidation.NewSchemaValidator(props)
 	if err != nil {
 		return nil, err
 	}
-	s, err := Structural(crd, version)
-	if err != nil {
-		return nil, err
-	}
-	sub, err := apiextensions.GetSubresourcesForVersion(internal, version)
+	s, err := structural(crd, version, props)
 	if err != nil {
 		return nil, err
 	}
 	var status *apiextensions.CustomResourceSubresourceStatus
 	var scale *apiextensions.CustomResourceSubresourceScale
 	var statusValidator apiservervalidation.SchemaValidator
-	if sub != nil {
-		status, scale = sub.Status, sub.Scale
-		if status != nil && props != nil {
-			if st, ok := props.Properties["status"]; ok {
-				if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&st); err != nil {
-					return nil, err
-				}
+	if sub, _ := apihelpers.GetSubresourcesForVersion(crd, version); sub != nil {
+		internal := &apiextensions.CustomResourceSubresources{}
+		if err := apiextensionsv1.Convert_v1_CustomResourceSubresources_To_apiextensions_CustomResourceSubresources(sub, internal, nil); err != nil {
+			return nil, err
+		}
+		status, scale = internal.Status, internal.Scale
+		// As the server: the status schema, where the schema has one.
+		if st, ok := statusSchema(props); ok && status != nil {
+			if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&st); err != nil {
+				return nil, err
 			}
 		}
 	}
 	var selectable []apiextensionsv1.SelectableField
-	for _, v := range crd.Spec.Versions {
-		if v.Name == version {
-			selectable = v.SelectableFields
-		}
+	if v := catalog.VersionNamed(crd, version); v != nil {
+		selectable = v.SelectableFields
 	}
 	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Spec.Names.Kind}
-	strategy := customresource.NewStrategy(typer{}, crd.Spec.Scope == apiextensionsv1.NamespaceScoped, gvk,
+	strategy := customresource.NewStrategy(crdserverscheme.NewUnstructuredObjectTyper(), crd.Spec.Scope == apiextensionsv1.NamespaceScoped, gvk,
 		schemaValidator, statusValidator, s, status, scale, selectable)
 	return &Validator{crd: crd, gvk: gvk, structural: s, strategy: strategy}, nil
+}
+
+func statusSchema(props *apiextensions.JSONSchemaProps) (apiextensions.JSONSchemaProps, bool) {
+	if props == nil {
+		return apiextensions.JSONSchemaProps{}, false
+	}
+	st, ok := props.Properties["status"]
+	return st, ok
 }
 
 // Result is what the server would say of one object on create.
@@ -186,19 +185,6 @@ type FieldError struct {
 	Type    string `json:"type"`
 	Message string `json:"message"`
 }
-
-// typer types unstructured objects by their apiVersion and kind.
-type typer struct{}
-
-func (typer) ObjectKinds(obj runtime.Object) ([]schema.GroupVersionKind, bool, error) {
-	gvk := obj.GetObjectKind().GroupVersionKind()
-	if gvk.Empty() {
-		return nil, false, fmt.Errorf("object has no apiVersion or kind")
-	}
-	return []schema.GroupVersionKind{gvk}, false, nil
-}
-
-func (typer) Recognizes(schema.GroupVersionKind) bool { return true }
 
 // quiet keeps the server's request logging (such as its note on duplicate
 // validation errors, which are reported anyway) out of the user's output.

@@ -103,6 +103,12 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, http.StatusOK, groups)
 		return
+	case "/apis/" + appsGroup.Name:
+		writeJSON(w, http.StatusOK, &appsGroup)
+		return
+	case "/apis/" + appsResources.GroupVersion:
+		writeJSON(w, http.StatusOK, &appsResources)
+		return
 	}
 	r.Header.Del("Authorization")
 	f.proxy.ServeHTTP(w, r)
@@ -134,9 +140,24 @@ func (f *front) groups(ctx context.Context) (*metav1.APIGroupList, error) {
 		group.TypeMeta = metav1.TypeMeta{}
 		list.Groups = append(list.Groups, group)
 	}
+	list.Groups = append(list.Groups, appsGroup)
 	sort.Slice(list.Groups, func(i, j int) bool { return list.Groups[i].Name < list.Groups[j].Name })
 	return list, nil
 }
+
+// appsGroup and appsResources are the discovery of one built-in group
+// (apps/v1, deployments), which the standalone apiextensions-apiserver
+// does not serve: enough for clients to meet a built-in kind outside the
+// core group, as on a real cluster. Only discovery is served; requests
+// for deployments find nothing.
+var (
+	appsGroup = metav1.APIGroup{Name: "apps",
+		Versions:         []metav1.GroupVersionForDiscovery{{GroupVersion: "apps/v1", Version: "v1"}},
+		PreferredVersion: metav1.GroupVersionForDiscovery{GroupVersion: "apps/v1", Version: "v1"}}
+	appsResources = metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: "apps/v1",
+		APIResources: []metav1.APIResource{{Name: "deployments", SingularName: "deployment", Namespaced: true, Kind: "Deployment",
+			Verbs: metav1.Verbs{"create", "delete", "get", "list", "patch", "update", "watch"}}}}
+)
 
 func (f *front) authorized(r *http.Request) bool {
 	want := "Bearer " + f.token

@@ -192,7 +192,8 @@ func (c *Cluster) load(ctx context.Context, withObjects bool, paths []string) (L
 	}
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	var objs []*unstructured.Unstructured
-	for _, d := range docs {
+	for i := range docs {
+		d := &docs[i]
 		if catalog.IsCRD(d.TypeMeta()) {
 			crd, err := catalog.DecodeCRD(d)
 			if err != nil {

@@ -94,7 +94,8 @@ func loadCorpus(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for _, d := range docs {
+		for i := range docs {
+			d := &docs[i]
 			if !catalog.IsCRD(d.TypeMeta()) {
 				continue
 			}

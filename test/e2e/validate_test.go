@@ -283,3 +283,70 @@ func writeFile(t *testing.T, name, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestValidateWarnsOnceForDeprecatedKinds validates, online, many objects
+// of two deprecated versions on every core: every object is valid and
+// carries its version's deprecation warning, and (with -race, as CI runs
+// this) no data race is reported.
+func TestValidateWarnsOnceForDeprecatedKinds(t *testing.T) {
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "---\napiVersion: alpha.example.com/v1beta1\nkind: Widget\nmetadata:\n  name: w-%d\n", i)
+		fmt.Fprintf(&b, "---\napiVersion: beta.example.com/v1alpha1\nkind: Sprocket\nmetadata:\n  name: s-%d\n", i)
+	}
+	input := filepath.Join(t.TempDir(), "deprecated.yaml")
+	writeFile(t, input, b.String())
+	for range 4 {
+		r := bin.Run(t, "kubectl-crd", nil, "validate", "-f", input)
+		if r.Code != 0 || !strings.HasSuffix(r.Stdout, "400 valid, 0 invalid, 0 skipped, 0 errors\n") {
+			t.Fatalf("exit %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
+		}
+		for _, w := range []string{"alpha.example.com/v1beta1 Widget is deprecated", "sprockets are going away"} {
+			if n := strings.Count(r.Stdout, "warning: apiVersion: "+w); n != 200 {
+				t.Errorf("%q warned %d times, want 200:\n%s", w, n, r.Stdout)
+			}
+		}
+		if strings.Contains(r.Stderr, "DATA RACE") {
+			t.Fatalf("data race:\n%s", r.Stderr)
+		}
+	}
+}
+
+// TestValidateSkipsBuiltInKinds validates, online, a built-in kind of a
+// named group (apps/v1 Deployment, served by the cluster without a CRD)
+// and of the core group beside a custom resource: the built-in kinds are
+// skipped, the custom resource is checked, and the exit status is 0.
+func TestValidateSkipsBuiltInKinds(t *testing.T) {
+	input := filepath.Join(t.TempDir(), "apps.yaml")
+	writeFile(t, input, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+---
+apiVersion: printing.example.com/v1
+kind: Sample
+metadata: {name: checked}
+spec: {color: red}
+`)
+	r := bin.Run(t, "kubectl-crd", nil, "validate", "-f", input)
+	for _, want := range []string{
+		input + ":1: Deployment/web: skipped: no CustomResourceDefinition for Deployment.apps",
+		input + ":10: ConfigMap/settings: skipped: no CustomResourceDefinition for ConfigMap",
+		"1 valid, 0 invalid, 2 skipped, 0 errors",
+	} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if r.Code != 0 {
+		t.Errorf("exit %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}

@@ -50,15 +50,21 @@ func (b *Bin) Outputs() []string {
 }
 
 // Build builds kubectl-crd (with TestVersion stamped) and kubectl into a
-// new temporary directory. repoRoot is the module's root.
+// new temporary directory. repoRoot is the module's root. When the tests
+// run with -race, kubectl-crd is built with it too: a race it detects
+// prints "WARNING: DATA RACE" and makes the command exit 66.
 func Build(repoRoot string) (*Bin, error) {
 	dir, err := os.MkdirTemp("", "kubectl-crd-bin-")
 	if err != nil {
 		return nil, err
 	}
 	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	plugin := []string{"build", "-o", filepath.Join(dir, "kubectl-crd"), "-ldflags", "-X github.com/kubectl-crd/kubectl-crd/pkg/cmd.Version=" + TestVersion}
+	if raceDetector {
+		plugin = append(plugin, "-race")
+	}
 	builds := [][]string{
-		{"build", "-o", filepath.Join(dir, "kubectl-crd"), "-ldflags", "-X github.com/kubectl-crd/kubectl-crd/pkg/cmd.Version=" + TestVersion, "./cmd/kubectl-crd"},
+		append(plugin, "./cmd/kubectl-crd"),
 		{"build", "-o", filepath.Join(dir, "kubectl"), "./test/kubectl"},
 	}
 	for _, args := range builds {

@@ -1,4 +1,4 @@
-package printers
+package tabletransport
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/printers"
 )
 
 // rawList is a response with a list's items left undecoded (Items is nil
@@ -22,7 +24,7 @@ type rawList struct {
 // convertList turns a list response into the Table JSON the server would
 // send. Items are decoded and converted in as many parts as there are
 // CPUs; rows keep the list's order.
-func convertList(ctx context.Context, list *rawList, conv *Convertor, opts *metav1.TableOptions) ([]byte, error) {
+func convertList(ctx context.Context, list *rawList, conv *printers.Convertor, opts *metav1.TableOptions) ([]byte, error) {
 	parts := min(runtime.GOMAXPROCS(0), max(1, len(list.Items)/64))
 	tables := make([]*metav1.Table, parts)
 	errs := make([]error, parts)
@@ -53,7 +55,7 @@ func convertList(ctx context.Context, list *rawList, conv *Convertor, opts *meta
 
 // convertItems decodes raw items and converts them to Table rows, with
 // each row's object already encoded.
-func convertItems(ctx context.Context, items []json.RawMessage, conv *Convertor, opts *metav1.TableOptions) (*metav1.Table, error) {
+func convertItems(ctx context.Context, items []json.RawMessage, conv *printers.Convertor, opts *metav1.TableOptions) (*metav1.Table, error) {
 	list := &unstructured.UnstructuredList{Items: make([]unstructured.Unstructured, len(items))}
 	for i, raw := range items {
 		obj := map[string]any{}

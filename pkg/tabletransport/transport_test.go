@@ -1,4 +1,4 @@
-package printers
+package tabletransport
 
 import (
 	"context"
@@ -118,8 +118,29 @@ func TestTransportPassesThrough(t *testing.T) {
 	if !strings.Contains(server.requests[0], "as=Table") {
 		t.Errorf("a type without CRD was not passed to the server as asked: %s", server.requests[0])
 	}
-	if got, ok := parsePath("/k8s/clusters/c1/apis/example.com/v1/namespaces/ns/things/t1/status"); !ok || got.gvr.Resource != "things" || got.namespace != "ns" || got.name != "t1" || got.subresource != "status" {
-		t.Errorf("parsePath: %+v", got)
+}
+
+// TestRequestInfo reads paths behind a proxy's prefix as the server reads
+// them.
+func TestRequestInfo(t *testing.T) {
+	for path, want := range map[string]string{
+		"/k8s/clusters/c1/apis/example.com/v1/namespaces/ns/things/t1/status": "get apis example.com v1 ns things t1 status",
+		"/k8s/clusters/c1/apis/example.com/v1/things?watch=true":              "watch apis example.com v1  things  ",
+		"/k8s/clusters/c1/api/v1/namespaces/apis/pods":                        "list api  v1 apis pods  ",
+		"/elsewhere/apis/example.com/v1/things":                               "-",
+		"/k8s/clusters/c1/apis/example.com/v1":                                "-",
+	} {
+		req, err := http.NewRequest("GET", "https://proxy"+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "-"
+		if info, ok := RequestInfo(req, "/k8s/clusters/c1"); ok {
+			got = strings.Join([]string{info.Verb, info.APIPrefix, info.APIGroup, info.APIVersion, info.Namespace, info.Resource, info.Name, info.Subresource}, " ")
+		}
+		if got != want {
+			t.Errorf("%s: %q, want %q", path, got, want)
+		}
 	}
 }
 

@@ -1,4 +1,10 @@
-package printers
+// Package tabletransport answers, on the client, the Table requests that
+// kubectl's get makes for custom resources: an http.RoundTripper under
+// kubectl's clients asks the server for the objects as plain JSON and
+// turns them into the Table the server would have sent, with the CRD's
+// printer columns (pkg/printers). Requests for other types, and Tables of
+// types whose CRD cannot be read, go to the server unchanged.
+package tabletransport
 
 import (
 	"bytes"
@@ -15,7 +21,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/klog/v2"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/printers"
 )
 
 // LookupFunc finds the CRD that defines a group resource. It returns nil
@@ -29,12 +39,12 @@ type Tables struct {
 	lookup LookupFunc
 
 	mu         sync.Mutex
-	convertors map[schema.GroupVersionResource]*Convertor // nil: the server prints
+	convertors map[schema.GroupVersionResource]*printers.Convertor // nil: the server prints
 }
 
 // NewTables makes a Tables that finds CRDs with lookup.
 func NewTables(lookup LookupFunc) *Tables {
-	return &Tables{lookup: lookup, convertors: map[schema.GroupVersionResource]*Convertor{}}
+	return &Tables{lookup: lookup, convertors: map[schema.GroupVersionResource]*printers.Convertor{}}
 }
 
 // Transport answers requests for Tables of custom resources on the client:
@@ -44,6 +54,9 @@ func NewTables(lookup LookupFunc) *Tables {
 type Transport struct {
 	Next   http.RoundTripper
 	Tables *Tables
+	// Prefix is the path of the server's URL, before /apis (a proxy's
+	// path; usually "").
+	Prefix string
 }
 
 // WrappedRoundTripper lets client-go reach the transport under this one
@@ -55,11 +68,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodGet || !wantsTable(req.Header.Get("Accept")) {
 		return t.Next.RoundTrip(req)
 	}
-	target, ok := parsePath(req.URL.Path)
-	if !ok || target.subresource != "" {
+	info, ok := RequestInfo(req, t.Prefix)
+	if !ok || info.APIPrefix != "apis" || info.Subresource != "" {
 		return t.Next.RoundTrip(req)
 	}
-	conv, err := t.Tables.convertor(req.Context(), target.gvr)
+	gvr := schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}
+	conv, err := t.Tables.convertor(req.Context(), gvr)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +86,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // table answers one Table request with the converted plain one. Each page
 // of a paged list is a request of its own, with its own context (and
 // deadline, with --request-timeout).
-func (t *Transport) table(req *http.Request, conv *Convertor) (*http.Response, error) {
+func (t *Transport) table(req *http.Request, conv *printers.Convertor) (*http.Response, error) {
 	plain := req.Clone(req.Context())
 	plain.Header.Set("Accept", "application/json")
 	resp, err := t.Next.RoundTrip(plain)
@@ -90,40 +104,26 @@ func wantsTable(accept string) bool {
 	return strings.Contains(accept, "as=Table")
 }
 
-type requestTarget struct {
-	gvr         schema.GroupVersionResource
-	namespace   string
-	name        string
-	subresource string
+// RequestInfo reads a request to an API server as the server reads it
+// (verb, group, version, namespace, resource, name, subresource), after
+// the server URL's path prefix; false when it is not a request for a
+// resource.
+func RequestInfo(req *http.Request, prefix string) (*genericapirequest.RequestInfo, bool) {
+	path, ok := strings.CutPrefix(req.URL.Path, prefix)
+	if !ok {
+		return nil, false
+	}
+	u := *req.URL
+	u.Path = path
+	factory := &genericapirequest.RequestInfoFactory{APIPrefixes: sets.NewString("api", "apis"), GrouplessAPIPrefixes: sets.NewString("api")}
+	info, err := factory.NewRequestInfo(&http.Request{Method: req.Method, URL: &u})
+	if err != nil || !info.IsResourceRequest {
+		return nil, false
+	}
+	return info, true
 }
 
-// parsePath reads /apis/GROUP/VERSION/[namespaces/NS/]RESOURCE[/NAME[/SUB]],
-// after any prefix the server URL has.
-func parsePath(path string) (requestTarget, bool) {
-	i := strings.Index(path, "/apis/")
-	if i < 0 {
-		return requestTarget{}, false
-	}
-	parts := strings.Split(strings.Trim(path[i+len("/apis/"):], "/"), "/")
-	if len(parts) < 3 {
-		return requestTarget{}, false
-	}
-	t := requestTarget{gvr: schema.GroupVersionResource{Group: parts[0], Version: parts[1]}}
-	rest := parts[2:]
-	if rest[0] == "namespaces" && len(rest) >= 3 {
-		t.namespace, rest = rest[1], rest[2:]
-	}
-	t.gvr.Resource = rest[0]
-	if len(rest) > 1 {
-		t.name = rest[1]
-	}
-	if len(rest) > 2 {
-		t.subresource = strings.Join(rest[2:], "/")
-	}
-	return t, true
-}
-
-func (t *Tables) convertor(ctx context.Context, gvr schema.GroupVersionResource) (*Convertor, error) {
+func (t *Tables) convertor(ctx context.Context, gvr schema.GroupVersionResource) (*printers.Convertor, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if c, ok := t.convertors[gvr]; ok {
@@ -133,9 +133,9 @@ func (t *Tables) convertor(ctx context.Context, gvr schema.GroupVersionResource)
 	if err != nil {
 		return nil, err
 	}
-	var c *Convertor
+	var c *printers.Convertor
 	if crd != nil {
-		if c, err = NewConvertor(crd, gvr.Version); err != nil {
+		if c, err = printers.NewConvertor(crd, gvr.Version); err != nil {
 			klog.V(2).InfoS("Cannot print columns on the client; asking the server for the table", "resource", gvr, "err", err)
 			c = nil
 		}
@@ -145,7 +145,7 @@ func (t *Tables) convertor(ctx context.Context, gvr schema.GroupVersionResource)
 }
 
 // listTable converts a response holding one object or a list.
-func listTable(ctx context.Context, resp *http.Response, conv *Convertor, opts *metav1.TableOptions) (*http.Response, error) {
+func listTable(ctx context.Context, resp *http.Response, conv *printers.Convertor, opts *metav1.TableOptions) (*http.Response, error) {
 	data, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
@@ -169,7 +169,7 @@ func listTable(ctx context.Context, resp *http.Response, conv *Convertor, opts *
 	return withBody(resp, out), nil
 }
 
-func convertObject(ctx context.Context, data []byte, conv *Convertor, opts *metav1.TableOptions) ([]byte, error) {
+func convertObject(ctx context.Context, data []byte, conv *printers.Convertor, opts *metav1.TableOptions) ([]byte, error) {
 	obj, err := decodeObject(data)
 	if err != nil {
 		return nil, err
@@ -221,7 +221,7 @@ type watchEvent struct {
 // watchTables converts a stream of watch events as the server's watch
 // encoder does: each object becomes a one-row Table, and only the first
 // carries the column definitions.
-func watchTables(ctx context.Context, resp *http.Response, conv *Convertor, opts *metav1.TableOptions) *http.Response {
+func watchTables(ctx context.Context, resp *http.Response, conv *printers.Convertor, opts *metav1.TableOptions) *http.Response {
 	pr, pw := io.Pipe()
 	upstream := resp.Body
 	go func() {

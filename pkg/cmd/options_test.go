@@ -1,0 +1,141 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	kubectlexplain "k8s.io/kubectl/pkg/cmd/explain"
+)
+
+// testFactory is a Factory over CRD files (no cluster: an empty
+// kubeconfig), writing to buffers. (A command line's --crds replaces
+// crdPaths.)
+func testFactory(t *testing.T, crdPaths ...string) (*Factory, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", kubeconfig)
+	var out, errOut bytes.Buffer
+	f := NewFactory(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	f.CRDPaths = crdPaths
+	return f, &out, &errOut
+}
+
+func testdata(parts ...string) string {
+	return filepath.Join(append([]string{"..", "..", "test", "testdata"}, parts...)...)
+}
+
+// TestResolveArgs: get's TYPE arguments become the plural.version.group
+// lists kubectl's get is given, and the forms kubectl refuses are refused.
+func TestResolveArgs(t *testing.T) {
+	f, _, _ := testFactory(t, testdata("crds"))
+	cat, err := f.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args      []string
+		want, err string
+	}{
+		{args: nil, want: ""},
+		{args: []string{"wd"}, want: "widgets.v1.alpha.example.com"},
+		{args: []string{"samples", "alpha", "beta"}, want: "samples.v1.printing.example.com alpha beta"},
+		{args: []string{"samples.v1beta1.printing.example.com"}, want: "samples.v1beta1.printing.example.com"},
+		{args: []string{"samples,gizmos"}, want: "samples.v1.printing.example.com,gizmos.v1beta2.beta.example.com"},
+		{args: []string{"samples/alpha", "wd/w1"}, want: "samples.v1.printing.example.com/alpha widgets.v1.alpha.example.com/w1"},
+		{args: []string{"samples", "wd/w1"}, err: "there is no need to specify a resource type as a separate argument"},
+		{args: []string{"toys/x"}, err: `"toys" must name exactly one resource type in TYPE/NAME`},
+		{args: []string{"widgit"}, err: `the server doesn't have a resource type "widgit"`},
+	}
+	for _, tt := range tests {
+		got, _, err := resolveArgs(context.Background(), cat, tt.args)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: error %v, want %q", tt.args, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || strings.Join(got, " ") != tt.want {
+			t.Errorf("%q: %q, %v; want %q", tt.args, got, err, tt.want)
+		}
+	}
+}
+
+// execute runs a command line through the command tree, as Run does.
+func execute(f *Factory, args ...string) error {
+	root := newRootCommand(f)
+	root.SetArgs(args)
+	return root.Execute()
+}
+
+// TestGetOffline: get's options complete over files, and a category
+// without custom resources lists none, as kubectl says it.
+func TestGetOffline(t *testing.T) {
+	examples := filepath.Join("..", "..", "examples")
+	f, out, errOut := testFactory(t, filepath.Join(examples, "crds"))
+	if err := execute(f, "get", "all", "--crds", filepath.Join(examples, "crds")); err != nil {
+		t.Fatal(err)
+	}
+	if got := errOut.String(); got != "No resources found in default namespace.\n" {
+		t.Errorf("an empty category: stderr %q", got)
+	}
+	f, out, errOut = testFactory(t)
+	err := execute(f, "get", "-o", "name", "--crds", filepath.Join(examples, "crds"), "-f", filepath.Join(examples, "objects", "valid"))
+	// In the files' order, as kubectl get -f prints them.
+	want := "crontab.stable.example.com/nightly\ncrontab.stable.example.com/every-five-minutes\ncrontab.stable.example.com/defaults\n"
+	if err != nil || out.String() != want {
+		t.Errorf("get -f: %v\n%s%s", err, out, errOut)
+	}
+}
+
+// TestFlagChecks: each verb's Validate refuses what it cannot do, before
+// anything is read.
+func TestFlagChecks(t *testing.T) {
+	tests := []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"validate"}, "no input: name files or directories with -f, or a kustomization with -k"},
+		{[]string{"validate", "x.yaml"}, `unexpected arguments ["x.yaml"]: name files with -f`},
+		{[]string{"validate", "-f", "a", "-k", "b"}, "-f and -k cannot be used together"},
+		{[]string{"validate", "-f", "a", "-o", "xml"}, `--output must be one of text, json, yaml, junit, sarif, github, not "xml"`},
+		{[]string{"validate", "-f", "a", "--validate", "loose"}, `--validate must be strict, warn or ignore, not "loose"`},
+		{[]string{"openapi", "--openapi-version", "4"}, "--openapi-version must be 3 or 2, not 4"},
+		{[]string{"openapi", "-o", "xml"}, `--output must be json, yaml or jsonschema, not "xml"`},
+		{[]string{"openapi", "-o", "jsonschema"}, "-o jsonschema writes one file per kind and version: it needs --output-dir"},
+		{[]string{"openapi", "--output-dir", "d", "--openapi-version", "2"}, "--output-dir writes v3 documents; it does not go with --openapi-version=2"},
+		{[]string{"explain", "crontabs", "-o", "yaml"}, `--output "yaml" is not supported: use plaintext, plaintext-openapiv2, detailed or markdown`},
+		{[]string{"explain", "-o", "markdown"}, "-o markdown documents one TYPE[.FIELD...]"},
+	}
+	for _, tt := range tests {
+		f, _, _ := testFactory(t)
+		err := execute(f, append(tt.args, "--crds", filepath.Join("..", "..", "examples", "crds"))...)
+		if err == nil || err.Error() != tt.err {
+			t.Errorf("%q: %v, want %q", tt.args, err, tt.err)
+		}
+	}
+}
+
+// TestExplainComplete: explain's argument resolves to the CRD, version and
+// field path, with kubectl's names.
+func TestExplainComplete(t *testing.T) {
+	f, _, _ := testFactory(t, testdata("crds"))
+	o := &ExplainOptions{f: f, flags: kubectlexplain.NewExplainFlags(f.Streams)}
+	if err := o.Complete(context.Background(), []string{"wd.spec.size"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := o.target.crd.Name + " " + o.target.gvr.Version + " " + strings.Join(o.target.fields, "."); got != "widgets.alpha.example.com v1 spec.size" {
+		t.Errorf("target %q", got)
+	}
+	o.flags.APIVersion = "alpha.example.com/v1beta1"
+	if err := o.Complete(context.Background(), []string{"widgets.spec"}); err != nil || o.target.gvr.Version != "v1beta1" {
+		t.Errorf("--api-version: %v, %+v", err, o.target.gvr)
+	}
+}
