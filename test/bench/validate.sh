@@ -1,55 +1,67 @@
 #!/usr/bin/env bash
-# Validates 2,000 CronTabs in one file, offline, with kubectl crd validate
-# and with kubectl-validate v0.0.4 (installed from the Go module proxy into
-# a temporary directory), alternating the two, and prints both medians,
-# their ratio and peak memory; then 20,000 CronTabs with kubectl crd alone.
+# Validates realistic input offline with kubectl crd validate and with
+# kubectl-validate v0.0.4 (installed from the Go module proxy into a
+# temporary directory), alternating the two, and prints each one's median
+# time and peak memory, and their ratio.
+#
+# The input is built from the corpus of real-world CRDs and examples
+# (KUBECTL_CRD_CORPUS, or ../shared/corpus beside the repository) by
+# test/bench/corpusinput: every corpus CRD file in one --crds directory,
+# and the projects' example objects that their CRDs accept, as upstream
+# wrote them, repeated to 2,000 documents in one stream and as 200 files
+# of 10. A second line checks 2,000 CronTabs of the plainest YAML against
+# one CRD.
+#
 # Usage: test/bench/validate.sh [runs]. Needs GNU time (Debian: apt-get
 # install time).
 set -euo pipefail
 [ -x /usr/bin/time ] || { echo "validate.sh needs GNU time at /usr/bin/time" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
 runs=${1:-5}
+corpus=${KUBECTL_CRD_CORPUS:-../shared/corpus}
+[ -d "$corpus" ] || { echo "validate.sh: no corpus at $corpus (set KUBECTL_CRD_CORPUS)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 go build -o "$work/kubectl-crd" ./cmd/kubectl-crd
-GOBIN="$work" go install sigs.k8s.io/kubectl-validate@v0.0.4
-mkdir -p "$work/crds"
-cp examples/crds/crontab.yaml "$work/crds/"
+GOBIN="$work" GOFLAGS= go install sigs.k8s.io/kubectl-validate@v0.0.4
+go run ./test/bench/corpusinput -corpus "$corpus" -out "$work/real" -kubectl-crd "$work/kubectl-crd" -n 2000 -files 200
 
-objects() {
-	for ((i = 0; i < $1; i++)); do
-		printf -- '---\napiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: ct-%d\nspec:\n  cronSpec: "*/5 * * * *"\n  image: img:%d\n  replicas: %d\n  minReplicas: 1\n  maxReplicas: 10\n' "$i" "$i" $((1 + i % 9))
-	done
-}
-objects 2000 > "$work/2000.yaml"
-objects 20000 > "$work/20000.yaml"
+mkdir -p "$work/crontab/crds"
+cp examples/crds/crontab.yaml "$work/crontab/crds/"
+for ((i = 0; i < 2000; i++)); do
+	printf -- '---\napiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: ct-%d\nspec:\n  cronSpec: "*/5 * * * *"\n  image: img:%d\n  replicas: %d\n  minReplicas: 1\n  maxReplicas: 10\n' "$i" "$i" $((1 + i % 9))
+done > "$work/crontab/stream.yaml"
 
-# seconds CMD...: the wall time of one run, to the millisecond, by the
-# shell's own clock (no process but the command itself is timed); the
-# command's exit status is not the point: invalid objects make it 1
-seconds() {
-	local TIMEFORMAT=%3R
-	{ time KUBECONFIG= "$@" > /dev/null 2>&1 || true; } 2>&1
-}
-# rss CMD...: the peak resident memory of one run, in KiB (a run of its own)
-rss() {
-	/usr/bin/time -o "$work/time" -f '%M' env KUBECONFIG= "$@" > /dev/null 2>&1 || true
+# measure CMD...: "SECONDS KIB" of one run: wall time and peak resident
+# memory. The exit status is not the point (kubectl-validate fails some
+# objects it cannot check).
+measure() {
+	/usr/bin/time -o "$work/time" -f '%e %M' env KUBECONFIG= "$@" > /dev/null 2>&1 || true
 	tail -1 "$work/time"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-plugin=() kv=()
-for ((r = 0; r < runs; r++)); do
-	plugin+=("$(seconds "$work/kubectl-crd" validate -f "$work/2000.yaml" --crds "$work/crds")")
-	kv+=("$(seconds "$work/kubectl-validate" "$work/2000.yaml" --local-crds "$work/crds" --version 1.30)")
-done
-prss=$(rss "$work/kubectl-crd" validate -f "$work/2000.yaml" --crds "$work/crds")
-krss=$(rss "$work/kubectl-validate" "$work/2000.yaml" --local-crds "$work/crds" --version 1.30)
-pm=$(printf '%s\n' "${plugin[@]}" | median)
-km=$(printf '%s\n' "${kv[@]}" | median)
-echo "2000 objects: kubectl-crd ${pm}s (max RSS $((prss / 1024)) MiB), kubectl-validate ${km}s (max RSS $((krss / 1024)) MiB)"
-awk -v p="$pm" -v k="$km" 'BEGIN { printf "throughput: kubectl-crd is %.1fx kubectl-validate\n", k / p }'
-t=$(seconds "$work/kubectl-crd" validate -f "$work/20000.yaml" --crds "$work/crds")
-m=$(rss "$work/kubectl-crd" validate -f "$work/20000.yaml" --crds "$work/crds")
-echo "20000 objects: kubectl-crd ${t}s (max RSS $((m / 1024)) MiB)"
+# compare NAME INPUT CRDS: both tools alternated, runs times each.
+compare() {
+	local name=$1 input=$2 crds=$3 p=() k=() pm=() km=()
+	for ((r = 0; r < runs; r++)); do
+		read -r t m < <(measure "$work/kubectl-crd" validate -f "$input" --crds "$crds")
+		p+=("$t") pm+=("$m")
+		read -r t m < <(measure "$work/kubectl-validate" "$input" --local-crds "$crds" --version 1.30)
+		k+=("$t") km+=("$m")
+	done
+	local pt kt prss krss
+	pt=$(printf '%s\n' "${p[@]}" | median)
+	kt=$(printf '%s\n' "${k[@]}" | median)
+	prss=$(printf '%s\n' "${pm[@]}" | median)
+	krss=$(printf '%s\n' "${km[@]}" | median)
+	awk -v n="$name" -v pt="$pt" -v kt="$kt" -v pm="$prss" -v km="$krss" 'BEGIN {
+		printf "| %s | %.2f s, %d MiB | %.2f s, %d MiB | %.1fx |\n", n, pt, pm / 1024, kt, km / 1024, kt / pt }'
+}
+
+echo "| input ($runs runs each, medians) | kubectl crd | kubectl-validate v0.0.4 | ratio |"
+echo "| --- | --- | --- | --- |"
+compare "corpus: 2,000 documents, one stream, $(ls "$work/real/crds" | wc -l) CRD files" "$work/real/stream.yaml" "$work/real/crds"
+compare "corpus: 200 files of 10 documents" "$work/real/files" "$work/real/crds"
+compare "2,000 CronTabs, plain YAML, one CRD" "$work/crontab/stream.yaml" "$work/crontab/crds"
