@@ -14,7 +14,7 @@ func testdata(parts ...string) string {
 
 func offline(t *testing.T, warnings *[]string) *Catalog {
 	t.Helper()
-	files, err := ReadFiles([]string{testdata("crds")}, nil)
+	files, err := ReadFiles([]string{testdata("crds")}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,13 +73,13 @@ func TestReadFilesErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err = ReadFiles([]string{dir}, nil)
+	_, err = ReadFiles([]string{dir}, nil, nil)
 	want := `CustomResourceDefinition "gizmos.beta.example.com" is defined twice: at ` + filepath.Join(dir, "a.yaml") + `:2 and at ` + filepath.Join(dir, "b.yaml") + `:2`
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
 
-	files, err := ReadFiles([]string{testdata("crds", "doohickeys.gamma.v1beta1.yaml")}, nil)
+	files, err := ReadFiles([]string{testdata("crds", "doohickeys.gamma.v1beta1.yaml")}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

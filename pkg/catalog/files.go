@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
@@ -97,8 +98,9 @@ type Files struct {
 // decoded.
 type fileCRD struct {
 	outline *apiextensionsv1.CustomResourceDefinition
-	origin  string
-	doc     *manifest.Document // nil once decoded
+	origin  string // FILE:LINE
+	line    int
+	decode  func() (*CRD, error) // the whole CRD
 
 	once sync.Once
 	crd  *CRD
@@ -107,21 +109,91 @@ type fileCRD struct {
 
 func (f *fileCRD) decoded() (*CRD, error) {
 	f.once.Do(func() {
-		f.crd, f.err = DecodeCRD(f.doc)
-		f.doc = nil
+		f.crd, f.err = f.decode()
+		f.decode = nil
 	})
 	return f.crd, f.err
 }
 
+// keep replaces the decoded CRD by its encoded form, decoded again when
+// it is used (what the index wrote for it).
+func (f *fileCRD) keep(encoded []byte) {
+	origin := f.origin
+	f.once = sync.Once{}
+	f.crd, f.err = nil, nil
+	f.decode = func() (*CRD, error) {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := crd.Unmarshal(encoded); err != nil {
+			return nil, err
+		}
+		crd.APIVersion, crd.Kind = apiextensionsv1.SchemeGroupVersion.String(), "CustomResourceDefinition"
+		return &CRD{CustomResourceDefinition: crd, Origin: origin}, nil
+	}
+}
+
 // ReadFiles reads the CRDs in paths (files or directories, read
-// recursively; "-" for stdin). Documents of other kinds are ignored. The
-// same CRD name defined twice is an error naming both places.
-func ReadFiles(paths []string, stdin io.Reader) (*Files, error) {
-	docs, err := manifest.ReadPaths(paths, true, stdin)
+// recursively; "-" for stdin), through index when it is not nil.
+// Documents of other kinds are ignored. The same CRD name defined twice is
+// an error naming both places.
+func ReadFiles(paths []string, stdin io.Reader, index *Index) (*Files, error) {
+	sources, err := manifest.Files(paths, true)
 	if err != nil {
 		return nil, err
 	}
+	read := make([][]*fileCRD, len(sources))
+	errs := make([]error, len(sources))
+	for i, s := range sources {
+		if s == "-" {
+			var docs []manifest.Document
+			if docs, errs[i] = manifest.ReadAll("-", stdin); errs[i] == nil {
+				read[i], errs[i] = fileCRDs(docs)
+			}
+		}
+	}
+	parallel.Each(len(sources), 1, func(i int) {
+		if sources[i] != "-" {
+			read[i], errs[i] = readCRDFile(sources[i], index)
+		}
+	})
 	f := &Files{byName: map[string]*fileCRD{}}
+	for i := range sources {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		for _, fc := range read[i] {
+			if err := f.add(fc); err != nil {
+				return nil, err
+			}
+		}
+	}
+	f.sorted()
+	return f, nil
+}
+
+// readCRDFile reads the CRDs of one file: from its index entry, or from
+// the file (and then indexes it).
+func readCRDFile(path string, index *Index) ([]*fileCRD, error) {
+	if crds, ok := index.load(path); ok {
+		return crds, nil
+	}
+	identity, changed, idErr := fileIdentity(path)
+	docs, err := manifest.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	crds, err := fileCRDs(docs)
+	if err != nil {
+		return nil, err
+	}
+	if idErr == nil {
+		index.store(path, identity, changed, crds)
+	}
+	return crds, nil
+}
+
+// fileCRDs reads the outline of each CRD among docs.
+func fileCRDs(docs []manifest.Document) ([]*fileCRD, error) {
+	var out []*fileCRD
 	for i := range docs {
 		d := &docs[i]
 		if !IsCRD(d.TypeMeta()) {
@@ -131,20 +203,17 @@ func ReadFiles(paths []string, stdin io.Reader) (*Files, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := f.add(fc); err != nil {
-			return nil, err
-		}
+		out = append(out, fc)
 	}
-	f.sorted()
-	return f, nil
+	return out, nil
 }
 
 // NewFiles makes a Source of CRDs already decoded.
 func NewFiles(crds []*CRD) (*Files, error) {
 	f := &Files{byName: map[string]*fileCRD{}}
 	for _, crd := range crds {
-		fc := &fileCRD{outline: crd.CustomResourceDefinition, origin: crd.Origin, crd: crd}
-		fc.once.Do(func() {})
+		fc := &fileCRD{outline: crd.CustomResourceDefinition, origin: crd.Origin}
+		fc.decode = func() (*CRD, error) { return crd, nil }
 		if err := f.add(fc); err != nil {
 			return nil, err
 		}
@@ -177,13 +246,14 @@ func (f *Files) sorted() {
 // defaults them. A v1beta1 CRD, whose outline needs the server's
 // conversion, is decoded whole.
 func newFileCRD(d *manifest.Document) (*fileCRD, error) {
-	fc := &fileCRD{origin: fmt.Sprintf("%s:%d", d.File, d.Line), doc: d}
+	fc := &fileCRD{origin: fmt.Sprintf("%s:%d", d.File, d.Line), line: d.Line}
+	fc.decode = func() (*CRD, error) { return DecodeCRD(d) }
 	if d.TypeMeta().APIVersion != apiextensionsv1.SchemeGroupVersion.String() {
 		crd, err := fc.decoded()
 		if err != nil {
 			return nil, err
 		}
-		fc.outline = crd.CustomResourceDefinition
+		fc.outline = outlineOf(crd.CustomResourceDefinition)
 	} else {
 		var o outline
 		if err := json.Unmarshal(d.JSON, &o); err != nil {
@@ -193,6 +263,19 @@ func newFileCRD(d *manifest.Document) (*fileCRD, error) {
 		theCodec().scheme.Default(fc.outline)
 	}
 	return fc, servable(fc.outline, d)
+}
+
+// outlineOf is the outline of a whole CRD.
+func outlineOf(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
+	o := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: crd.ObjectMeta}
+	o.Spec.Group, o.Spec.Names, o.Spec.Scope = crd.Spec.Group, crd.Spec.Names, crd.Spec.Scope
+	for _, v := range crd.Spec.Versions {
+		o.Spec.Versions = append(o.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{
+			Name: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated,
+			DeprecationWarning: v.DeprecationWarning, Subresources: v.Subresources,
+		})
+	}
+	return o
 }
 
 // outline is the part of a v1 CRD document that resolving names needs.

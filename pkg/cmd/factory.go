@@ -27,6 +27,8 @@ type Factory struct {
 	// NoCluster (validate --offline): CRDs come from --crds and the input
 	// only, and no cluster is contacted.
 	NoCluster bool
+	// IndexDir keeps the index of --crds files ("" : no index).
+	IndexDir string
 
 	warnMu   sync.Mutex // Warn is called from client-go's warning handler, in any goroutine
 	warned   map[string]bool
@@ -43,10 +45,27 @@ func NewFactory(streams genericiooptions.IOStreams) *Factory {
 	}
 }
 
-// AddFlags adds the kubeconfig flags and --crds.
+// AddFlags adds the kubeconfig flags, --crds and --crd-cache-dir.
 func (f *Factory) AddFlags(flags *pflag.FlagSet) {
 	f.ConfigFlags.AddFlags(flags)
 	flags.StringArrayVar(&f.CRDPaths, "crds", nil, "Read CustomResourceDefinitions from this file or directory (recursively) instead of the cluster; repeatable, - for stdin")
+	flags.StringVar(&f.IndexDir, "crd-cache-dir", defaultIndexDir(), "Where the index of --crds files is kept, so that later runs decode only the CRDs they use ($"+indexDirEnv+"); \"\" switches it off")
+}
+
+// indexDirEnv names the environment variable that overrides the index's
+// place ("" switches it off).
+const indexDirEnv = "KUBECTL_CRD_CACHE_DIR"
+
+// defaultIndexDir is $KUBECTL_CRD_CACHE_DIR when it is set, else
+// kubectl-crd/crds in the user's cache directory.
+func defaultIndexDir() string {
+	if dir, ok := os.LookupEnv(indexDirEnv); ok {
+		return dir
+	}
+	if dir, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(dir, "kubectl-crd", "crds")
+	}
+	return ""
 }
 
 // Offline tells whether no cluster is contacted: CRDs come from --crds
@@ -119,7 +138,7 @@ func (f *Factory) Catalog() (*catalog.Catalog, error) {
 	case len(f.CRDPaths) > 0:
 		// A path given twice is read once (shell completion parses the
 		// flags twice, too).
-		files, err := catalog.ReadFiles(uniquePaths(f.CRDPaths), f.Streams.In)
+		files, err := catalog.ReadFiles(uniquePaths(f.CRDPaths), f.Streams.In, catalog.NewIndex(f.IndexDir))
 		if err != nil {
 			return nil, err
 		}

@@ -12,7 +12,7 @@ import (
 
 func featuresCRD(t *testing.T) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
-	files, err := catalog.ReadFiles([]string{filepath.Join("..", "..", "test/testdata/crds/features.schema.yaml")}, nil)
+	files, err := catalog.ReadFiles([]string{filepath.Join("..", "..", "test/testdata/crds/features.schema.yaml")}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

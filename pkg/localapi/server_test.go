@@ -16,7 +16,7 @@ import (
 
 func testServer(t *testing.T) *Server {
 	t.Helper()
-	files, err := catalog.ReadFiles([]string{"../../test/testdata/crds/samples.printing.yaml"}, nil)
+	files, err := catalog.ReadFiles([]string{"../../test/testdata/crds/samples.printing.yaml"}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,42 +24,65 @@ func ReadPaths(paths []string, recursive bool, stdin io.Reader) ([]Document, err
 // ReadPathsLenient reads as ReadPaths does, except that a document that
 // cannot be decoded (malformed YAML or JSON, a duplicate key, a scalar) is
 // returned as a Document with Err set, and reading goes on. Paths that
-// cannot be read are still errors. Files are read on every core; the
-// documents are in the order of paths, and of the files in each
-// directory.
+// cannot be read are still errors. Documents are decoded on every core;
+// they are in the order of paths, and of the files in each directory.
 func ReadPathsLenient(paths []string, recursive bool, stdin io.Reader) ([]Document, error) {
-	var sources []string // files, and "-"
+	chunks, err := SplitPaths(paths, recursive, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return decodeAll(chunks), nil
+}
+
+// SplitPaths reads every path as ReadPathsLenient does and finds the
+// documents of each file, without decoding them.
+func SplitPaths(paths []string, recursive bool, stdin io.Reader) ([]Chunk, error) {
+	sources, err := Files(paths, recursive)
+	if err != nil {
+		return nil, err
+	}
+	data := make([][]byte, len(sources))
+	errs := make([]error, len(sources))
+	for i, s := range sources {
+		if s == "-" { // one reader of stdin (a second "-" reads what is left: nothing)
+			if data[i], errs[i] = io.ReadAll(stdin); errs[i] != nil {
+				errs[i] = &Error{File: s, Msg: errs[i].Error()}
+			}
+		}
+	}
+	parallel.Each(len(sources), 1, func(i int) {
+		if sources[i] != "-" {
+			if data[i], errs[i] = os.ReadFile(sources[i]); errs[i] != nil {
+				errs[i] = &Error{File: sources[i], Msg: describeFSError(errs[i])}
+			}
+		}
+	})
+	var chunks []Chunk
+	for i, s := range sources {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		chunks = append(chunks, Split(s, data[i])...)
+	}
+	return chunks, nil
+}
+
+// Files lists the files paths name, in order: a file itself, a
+// directory's files with one of Extensions (recursively when recursive is
+// set), and "-" (standard input) as it is.
+func Files(paths []string, recursive bool) ([]string, error) {
+	var files []string
 	for _, p := range paths {
 		more, err := filesOf(p, recursive)
 		if err != nil {
 			return nil, err
 		}
-		sources = append(sources, more...)
+		files = append(files, more...)
 	}
-	read := make([][]Document, len(sources))
-	errs := make([]error, len(sources))
-	for i, s := range sources {
-		if s == "-" { // one reader of stdin (a second "-" reads what is left: nothing)
-			read[i], errs[i] = readAllLenient("-", stdin)
-		}
-	}
-	parallel.Each(len(sources), 1, func(i int) {
-		if sources[i] != "-" {
-			read[i], errs[i] = readFileLenient(sources[i])
-		}
-	})
-	var docs []Document
-	for i := range sources {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		docs = append(docs, read[i]...)
-	}
-	return docs, nil
+	return files, nil
 }
 
-// filesOf lists the files a path names: itself, or a directory's files
-// with one of Extensions (recursively when recursive is set).
+// filesOf lists the files a path names.
 func filesOf(path string, recursive bool) ([]string, error) {
 	if path == "-" {
 		return []string{path}, nil

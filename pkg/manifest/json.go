@@ -10,19 +10,12 @@ import (
 	sigsjson "sigs.k8s.io/json"
 )
 
-// jsonValue is one value of a JSON stream: data[start:end], at line and
-// column of the file.
-type jsonValue struct {
-	start, end, line, column int
-}
-
-// readJSON decodes a stream of JSON values. The values are found one after
-// the other (where one ends is known only by reading it), then decoded on
-// every core. Positions come from parsing a value as YAML (JSON is YAML),
-// moved to where the value starts in the file.
-func readJSON(name string, data []byte) []Document {
-	var values []jsonValue
-	var broken *Document // the syntax error that ends the stream
+// splitJSON finds the values of a stream of JSON values (where one ends
+// is known only by reading it), each at its line and column of the file.
+// A syntax error ends the stream: it comes back as the last chunk, with
+// its error.
+func splitJSON(name string, data []byte) []Chunk {
+	var chunks []Chunk
 	dec := json.NewDecoder(bytes.NewReader(data))
 	lines := lineCounter{data: data, line: 1}
 	var prev int
@@ -30,46 +23,39 @@ func readJSON(name string, data []byte) []Document {
 		var raw json.RawMessage
 		err := dec.Decode(&raw)
 		if errors.Is(err, io.EOF) {
-			break
+			return chunks
 		}
 		if err != nil {
-			d := failed(jsonError(name, data, dec.InputOffset(), err))
-			broken = &d
-			break
+			e := jsonError(name, data, dec.InputOffset(), err).(*Error)
+			return append(chunks, Chunk{name: name, line: e.Line, column: e.Column, err: e})
 		}
 		end := int(dec.InputOffset())
 		start := prev + leadingSpace(data[prev:end])
 		line, column := lines.at(start)
-		values = append(values, jsonValue{start: start, end: end, line: line, column: column})
+		chunks = append(chunks, Chunk{name: name, text: data[start:end], line: line, column: column, json: true})
 		prev = end
 	}
-	out := decodeEach(len(values), func(i int) (Document, bool) { return jsonDocument(name, data, values[i]) })
-	if broken != nil {
-		out = append(out, *broken)
-	}
-	return out
 }
 
 // jsonDocument decodes one value of a stream; false for null, which is no
 // document. An object with no key given twice is decoded at once, as the
 // server decodes it, and positioned only when a position is asked for;
 // anything else is parsed for its node, which says what is wrong.
-func jsonDocument(name string, data []byte, v jsonValue) (Document, bool) {
-	text := data[v.start:v.end]
+func jsonDocument(name string, text []byte, line, column int) (Document, bool) {
 	if string(text) == "null" {
 		return Document{}, false
 	}
 	if len(text) > MaxDocument {
-		return failed(tooLarge(name, v.line, len(text))), true
+		return failed(tooLarge(name, line, len(text))), true
 	}
-	doc := Document{File: name, Line: v.line, Column: v.column, JSON: text}
+	doc := Document{File: name, Line: line, Column: column, JSON: text}
 	var obj map[string]any
 	if dups, err := sigsjson.UnmarshalStrict(text, &obj, sigsjson.DisallowDuplicateFields); err == nil && len(dups) == 0 && obj != nil {
 		doc.object = obj
-		doc.later = &laterNode{text: text, offset: v.line - 1, columns: v.column - 1}
+		doc.later = &laterNode{text: text, offset: line - 1, columns: column - 1}
 		return doc, true
 	}
-	if node, err := positionNode(text, v.line, v.column); err == nil && node != nil {
+	if node, err := positionNode(text, line, column); err == nil && node != nil {
 		if err := checkNode(name, node); err != nil {
 			return failed(err), true
 		}

@@ -71,7 +71,7 @@ func TestNodeLaterEqualsNodeFirst(t *testing.T) {
 				return nil
 			}
 			files++
-			for _, c := range splitYAML(data) {
+			for _, c := range splitYAML("f", data) {
 				if sameAsNodeFirst(t, path, c.text, c.line-1) {
 					later++
 				}
@@ -112,7 +112,7 @@ func FuzzYAMLNodeLater(f *testing.F) {
 	f.Add([]byte("{a: 1, b: yes, c: 0777}\n"))
 	f.Add([]byte("a:\n- b: 1\n  c: [x]\n- 'q'\nd: \"s\"\ne:\nf: -12\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, c := range splitYAML(data) {
+		for _, c := range splitYAML("f", data) {
 			sameAsNodeFirst(t, "f", c.text, c.line-1)
 		}
 	})
@@ -127,8 +127,12 @@ func FuzzYAMLNodeLater(f *testing.F) {
 func sameAsNodeFirstJSON(t *testing.T, name string, data []byte) int {
 	t.Helper()
 	later := 0
-	for _, d := range readJSON(name, data) {
-		if d.later == nil {
+	for _, c := range splitJSON(name, data) {
+		if c.err != nil {
+			continue
+		}
+		d, ok := jsonDocument(name, c.text, c.line, c.column)
+		if !ok || d.later == nil {
 			continue
 		}
 		later++
@@ -163,7 +167,7 @@ func TestJSONNodeLaterEqualsNodeFirst(t *testing.T) {
 			if err != nil {
 				return nil
 			}
-			for _, c := range splitYAML(data) {
+			for _, c := range splitYAML("f", data) {
 				if js, err := sigsyaml.YAMLToJSON(c.text); err == nil && len(js) > 0 && js[0] == '{' {
 					values = append(values, js)
 				}

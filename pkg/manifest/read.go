@@ -29,33 +29,30 @@ func ReadLenient(name string, data []byte) []Document { return readLenient(name,
 // readLenient decodes data as Read does, but a document that cannot be
 // decoded becomes a Document with Err set and the documents after it are
 // still read (in a JSON stream, nothing after a syntax error can be).
+// Documents are decoded on every core.
 func readLenient(name string, data []byte) []Document {
+	return decodeAll(Split(name, data))
+}
+
+// decodeAll decodes chunks on every core, and returns their documents in
+// order.
+func decodeAll(chunks []Chunk) []Document {
+	decoded := make([][]Document, len(chunks))
+	parallel.Each(len(chunks), 64, func(i int) { decoded[i] = chunks[i].Decode() })
 	var docs []Document
-	if looksLikeJSON(data) {
-		docs = readJSON(name, data)
-		if flowYAML(name, docs) {
-			docs = readYAML(name, data)
-		}
-	} else {
-		docs = readYAML(name, data)
+	for _, d := range decoded {
+		docs = append(docs, d...)
 	}
-	return expandLists(docs)
+	return docs
 }
 
 // flowYAML tells whether what failed to read as JSON is flow-style YAML
 // ("{apiVersion: v1, ...}"): a key without quotes in a file not named
 // .json. (Other JSON errors stay errors: read as YAML, broken JSON can
 // mean something else.)
-func flowYAML(name string, docs []Document) bool {
-	if strings.HasSuffix(strings.ToLower(name), ".json") {
-		return false
-	}
-	for _, d := range docs {
-		if d.Err != nil {
-			return strings.Contains(d.Err.Msg, "looking for beginning of object key string")
-		}
-	}
-	return false
+func flowYAML(name string, err *Error) bool {
+	return !strings.HasSuffix(strings.ToLower(name), ".json") &&
+		strings.Contains(err.Msg, "looking for beginning of object key string")
 }
 
 // strict returns the first document's error as the error, or docs.
@@ -98,57 +95,10 @@ func looksLikeJSON(data []byte) bool {
 	return len(trimmed) > 0 && trimmed[0] == '{'
 }
 
-// readYAML splits a YAML stream at its document separators and decodes each
-// document on its own, so that an error in one names its own line.
-func readYAML(name string, data []byte) []Document {
-	chunks := splitYAML(data)
-	return decodeEach(len(chunks), func(i int) (Document, bool) {
-		c := chunks[i]
-		var doc *Document
-		var err error
-		if len(c.text) > MaxDocument {
-			err = tooLarge(name, c.line, len(c.text))
-		} else {
-			doc, err = decodeYAML(name, c.text, c.line-1)
-		}
-		switch {
-		case err != nil:
-			d := failed(err)
-			if d.Line == 0 {
-				d.Line = c.line
-			}
-			return d, true
-		case doc != nil:
-			return *doc, true
-		}
-		return Document{}, false // an empty document
-	})
-}
-
-// decodeEach decodes n documents of a stream on every core (each decodes
-// on its own) and returns, in order, those decode keeps.
-func decodeEach(n int, decode func(i int) (Document, bool)) []Document {
-	docs := make([]Document, n)
-	keep := make([]bool, n)
-	parallel.Each(n, 64, func(i int) { docs[i], keep[i] = decode(i) })
-	out := docs[:0]
-	for i := range docs {
-		if keep[i] {
-			out = append(out, docs[i])
-		}
-	}
-	return out
-}
-
-type chunk struct {
-	line int // line of the chunk's first byte (1-based)
-	text []byte
-}
-
 // splitYAML cuts data at lines that are a document separator: "---"
 // followed by nothing but blanks or a comment, as kubectl's reader does.
-func splitYAML(data []byte) []chunk {
-	var chunks []chunk
+func splitYAML(name string, data []byte) []Chunk {
+	var chunks []Chunk
 	start, startLine, line := 0, 1, 1
 	for pos := 0; pos < len(data); {
 		end := bytes.IndexByte(data[pos:], '\n')
@@ -157,13 +107,13 @@ func splitYAML(data []byte) []chunk {
 			next = pos + end + 1
 		}
 		if isSeparator(data[pos:next]) {
-			chunks = append(chunks, chunk{line: startLine, text: data[start:pos]})
+			chunks = append(chunks, Chunk{name: name, line: startLine, text: data[start:pos]})
 			start, startLine = next, line+1
 		}
 		pos = next
 		line++
 	}
-	return append(chunks, chunk{line: startLine, text: data[start:]})
+	return append(chunks, Chunk{name: name, line: startLine, text: data[start:]})
 }
 
 func isSeparator(line []byte) bool {

@@ -14,7 +14,7 @@ import (
 
 func readCRD(t *testing.T, path string) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
-	files, err := catalog.ReadFiles([]string{path}, nil)
+	files, err := catalog.ReadFiles([]string{path}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func FuzzTable(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"apiVersion":"printing.example.com/v1","kind":"Sample","metadata":{"name":"x","creationTimestamp":"bad"},"spec":{"count":"NaN","ratio":[1,2],"when":7}}`))
-	files, err := catalog.ReadFiles([]string{"../../test/testdata/crds/samples.printing.yaml"}, nil)
+	files, err := catalog.ReadFiles([]string{"../../test/testdata/crds/samples.printing.yaml"}, nil, nil)
 	if err != nil {
 		f.Fatal(err)
 	}

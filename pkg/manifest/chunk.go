@@ -1,0 +1,72 @@
+package manifest
+
+import "bytes"
+
+// Chunk is one document of a stream, found but not yet decoded: a YAML
+// document between separators, or one value of a JSON stream. Finding the
+// documents of a stream is quick; decoding them is the work, done by
+// whoever takes each Chunk (on any core).
+type Chunk struct {
+	name         string
+	text         []byte
+	line, column int // where text starts in the file (1-based)
+	json         bool
+	// err: the stream breaks off here (a JSON syntax error); nothing
+	// after it can be read.
+	err *Error
+}
+
+// Split finds the documents of data: YAML documents, or a stream of JSON
+// values (flow-style YAML that starts like JSON is read as YAML).
+func Split(name string, data []byte) []Chunk {
+	if looksLikeJSON(data) {
+		chunks := splitJSON(name, data)
+		if n := len(chunks); n == 0 || chunks[n-1].err == nil || !flowYAML(name, chunks[n-1].err) {
+			return chunks
+		}
+	}
+	return splitYAML(name, data)
+}
+
+// Mentions tells whether the chunk's text holds s, as written (for a
+// quick look before decoding).
+func (c *Chunk) Mentions(s string) bool {
+	return bytes.Contains(c.text, []byte(s))
+}
+
+// Decode decodes the chunk: no document for an empty one, a List's items,
+// or one Document with Err when it cannot be decoded.
+func (c *Chunk) Decode() []Document {
+	if c.err != nil {
+		return []Document{failed(c.err)}
+	}
+	var doc Document
+	if c.json {
+		d, ok := jsonDocument(c.name, c.text, c.line, c.column)
+		if !ok {
+			return nil
+		}
+		doc = d
+	} else {
+		d, err := c.decodeYAML()
+		if d == nil && err == nil {
+			return nil
+		}
+		if err != nil {
+			doc = failed(err)
+			if doc.Line == 0 {
+				doc.Line = c.line
+			}
+		} else {
+			doc = *d
+		}
+	}
+	return expandLists([]Document{doc})
+}
+
+func (c *Chunk) decodeYAML() (*Document, error) {
+	if len(c.text) > MaxDocument {
+		return nil, tooLarge(c.name, c.line, len(c.text))
+	}
+	return decodeYAML(c.name, c.text, c.line-1)
+}
