@@ -113,41 +113,44 @@ func (o *ValidateOptions) Complete() error {
 	return err
 }
 
-// Run reads the input, validates every object and prints the report.
+// Run reads the input, validates every object and prints the report as
+// results come.
 func (o *ValidateOptions) Run(ctx context.Context) error {
-	docs, err := o.read()
+	chunks, err := o.read()
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}
 	}
-	if len(docs) == 0 {
+	if err := o.catalog.AddInput(inputCRDs(chunks)...); err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
+	printer := validate.NewPrinter(o.f.Streams.Out, o.f.Streams.ErrOut, o.Output, Version, isTerminal(o.f.Streams.Out))
+	opts := validate.Options{Unknown: validate.UnknownFields(o.Unknown), StrictKinds: o.StrictKinds, Keep: o.Output == "yaml",
+		Namespace: o.namespace, Old: o.old, Emit: printer.Add}
+	report, err := validate.Documents(ctx, chunks, o.catalog, opts)
+	if err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
+	s := report.Summary
+	if s == (validate.Summary{}) {
 		return &ExitError{Code: 2, Err: errors.New("no objects passed to validate")}
 	}
-	if err := o.catalog.AddInput(inputCRDs(docs)...); err != nil {
-		return &ExitError{Code: 2, Err: err}
-	}
-	opts := validate.Options{Unknown: validate.UnknownFields(o.Unknown), StrictKinds: o.StrictKinds, Keep: o.Output == "yaml",
-		Namespace: o.namespace, Old: o.old}
-	report, err := validate.Documents(ctx, docs, o.catalog, opts)
-	if err != nil {
-		return &ExitError{Code: 2, Err: err}
-	}
-	if err := report.WriteReport(o.f.Streams.Out, o.f.Streams.ErrOut, o.Output, Version, isTerminal(o.f.Streams.Out)); err != nil {
+	if err := printer.Finish(s); err != nil {
 		return err
 	}
 	switch {
-	case report.Summary.Errors > 0:
+	case s.Errors > 0:
 		return &ExitError{Code: 2}
-	case report.Summary.Invalid > 0:
+	case s.Invalid > 0:
 		return &ExitError{Code: 1}
 	}
 	return nil
 }
 
-// read reads the -f files (or builds the -k kustomization); documents that
-// cannot be decoded are kept, as errors of their own.
-func (o *ValidateOptions) read() ([]manifest.Document, error) {
+// read finds the documents of the -f files (or of the -k kustomization's
+// output).
+func (o *ValidateOptions) read() ([]manifest.Chunk, error) {
 	if o.Kustomize == "" {
-		return manifest.ReadPathsLenient(o.Filenames, o.Recursive, o.f.Streams.In)
+		return manifest.SplitPaths(o.Filenames, o.Recursive, o.f.Streams.In)
 	}
 	opts := krusty.MakeDefaultOptions()
 	opts.Reorder = krusty.ReorderOptionLegacy
@@ -159,20 +162,28 @@ func (o *ValidateOptions) read() ([]manifest.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	return manifest.ReadLenient(o.Kustomize+" (kustomize build)", data), nil
+	return manifest.Split(o.Kustomize+" (kustomize build)", data), nil
 }
 
-// inputCRDs decodes the CRDs among the documents, for the objects beside
-// them. A CRD that does not decode is left out: its own result says why.
-func inputCRDs(docs []manifest.Document) []*catalog.CRD {
+// inputCRDs decodes the CRDs of the input, for the objects beside them
+// wherever they stand. Only documents that mention the kind are decoded
+// (the documents are decoded again when they are checked); a CRD that
+// does not decode is left out: its own result says why.
+func inputCRDs(chunks []manifest.Chunk) []*catalog.CRD {
 	var crds []*catalog.CRD
-	for i := range docs {
-		d := &docs[i]
-		if d.Err != nil || !catalog.IsCRD(d.TypeMeta()) {
+	for i := range chunks {
+		if !chunks[i].Mentions("CustomResourceDefinition") {
 			continue
 		}
-		if crd, err := catalog.DecodeCRD(d); err == nil {
-			crds = append(crds, crd)
+		docs := chunks[i].Decode()
+		for j := range docs {
+			d := &docs[j]
+			if d.Err != nil || !catalog.IsCRD(d.TypeMeta()) {
+				continue
+			}
+			if crd, err := catalog.DecodeCRD(d); err == nil {
+				crds = append(crds, crd)
+			}
 		}
 	}
 	return crds

@@ -20,8 +20,7 @@ func BenchmarkDocuments(b *testing.B) {
 	kinds := cronTabs(b)
 	b.ResetTimer()
 	for range b.N {
-		docs := manifest.ReadLenient("bench.yaml", data)
-		r, err := Documents(context.Background(), docs, kinds, Options{})
+		r, err := Documents(context.Background(), manifest.Split("bench.yaml", data), kinds, Options{})
 		if err != nil || r.Summary.Valid+r.Summary.Invalid != 2000 {
 			b.Fatalf("summary %+v", r.Summary)
 		}

@@ -212,22 +212,21 @@ func ruleText(id string) string {
 	return "The API server rejects the object: " + id
 }
 
-// WriteGitHub writes a GitHub Actions workflow command per problem
-// (::error / ::warning with file, line and column), then the summary.
-func (r Report) WriteGitHub(w io.Writer) {
-	for _, res := range r.Results {
-		if res.Status == "error" && len(res.Errors) == 0 {
-			fmt.Fprintf(w, "::error file=%s,line=%d,title=%s::%s\n", ghProperty(res.File), res.Line, "Error", ghData(res.Reason))
-		}
-		for _, p := range res.Errors {
-			fmt.Fprintf(w, "::error %s::%s\n", ghLocation(res.File, p), ghData(fieldMessage(p)))
-		}
-		for _, p := range res.Warnings {
-			fmt.Fprintf(w, "::warning %s::%s\n", ghLocation(res.File, p), ghData(fieldMessage(p)))
-		}
+// writeGitHubResult writes a GitHub Actions workflow command per problem
+// of a result (::error / ::warning with file, line and column).
+func writeGitHubResult(w io.Writer, res ObjectResult) error {
+	var b strings.Builder
+	if res.Status == "error" && len(res.Errors) == 0 {
+		fmt.Fprintf(&b, "::error file=%s,line=%d,title=%s::%s\n", ghProperty(res.File), res.Line, "Error", ghData(res.Reason))
 	}
-	s := r.Summary
-	fmt.Fprintf(w, "%d valid, %d invalid, %d skipped, %d errors\n", s.Valid, s.Invalid, s.Skipped, s.Errors)
+	for _, p := range res.Errors {
+		fmt.Fprintf(&b, "::error %s::%s\n", ghLocation(res.File, p), ghData(fieldMessage(p)))
+	}
+	for _, p := range res.Warnings {
+		fmt.Fprintf(&b, "::warning %s::%s\n", ghLocation(res.File, p), ghData(fieldMessage(p)))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // ghLocation is a workflow command's file, line, col (when known) and

@@ -15,13 +15,12 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// one validates one document, whose kind's CRD is in crds (nil, or
-// missing, when none defines it).
-func one(ctx context.Context, d *manifest.Document, crds map[schema.GroupKind]*catalog.CRD, cache *validators, opts Options) ObjectResult {
+// one validates one document.
+func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
+	opts := c.opts
 	res := ObjectResult{File: d.File, Line: d.Line, Operation: "create", Errors: []Problem{}, Warnings: []Problem{}}
 	if d.Err != nil {
 		res.Status, res.Reason = "error", d.Err.Msg
@@ -49,7 +48,11 @@ func one(ctx context.Context, d *manifest.Document, crds map[schema.GroupKind]*c
 		res.report(d, CRD(ctx, d.JSON), opts)
 		return res
 	}
-	found := crds[gvk.GroupKind()]
+	found, err := c.crdFor(ctx, gvk.GroupKind(), d)
+	if err != nil {
+		res.Status, res.Reason = "error", err.Error()
+		return res
+	}
 	if found == nil {
 		reason := fmt.Sprintf("no CustomResourceDefinition for %s", gvk.GroupKind())
 		if !opts.StrictKinds {
@@ -73,7 +76,7 @@ func one(ctx context.Context, d *manifest.Document, crds map[schema.GroupKind]*c
 		p.Line, p.Column = d.Position(p.Field)
 		res.Warnings = append(res.Warnings, p)
 	}
-	v, err := cache.get(crd, gvk.Version)
+	v, err := c.validators.get(crd, gvk.Version)
 	if err != nil {
 		res.Status, res.Reason = "error", err.Error()
 		return res

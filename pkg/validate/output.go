@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 )
@@ -12,104 +13,145 @@ import (
 // Formats are the report formats of WriteReport.
 var Formats = []string{"text", "json", "yaml", "junit", "sarif", "github"}
 
-// WriteReport writes the report in format to w. "yaml" writes the valid
-// objects as the server would store them to w and the text report to
-// errw. colour colours the text report (for a terminal).
-func (r Report) WriteReport(w, errw io.Writer, format, version string, colour bool) error {
-	switch format {
+// Printer writes a report in one of Formats as its results come, in
+// input order: text, github and yaml write each result at once (yaml: the
+// stored object to w, its problems to errw); json, junit and sarif need
+// the whole report, and keep the results until Finish.
+type Printer struct {
+	w, errw io.Writer
+	format  string
+	version string // the tool's, for SARIF
+	colour  bool   // colour text (for a terminal)
+	kept    []ObjectResult
+	err     error
+}
+
+// NewPrinter makes a Printer for format.
+func NewPrinter(w, errw io.Writer, format, version string, colour bool) *Printer {
+	return &Printer{w: w, errw: errw, format: format, version: version, colour: colour}
+}
+
+// Add writes (or keeps) one result.
+func (p *Printer) Add(res ObjectResult) {
+	if p.err != nil {
+		return
+	}
+	switch p.format {
+	case "text":
+		p.err = writeTextResult(p.w, res, p.colour)
+	case "github":
+		p.err = writeGitHubResult(p.w, res)
+	case "yaml":
+		if p.err = writeObject(p.w, res); p.err == nil {
+			p.err = writeTextResult(p.errw, res, p.colour)
+		}
+	default:
+		p.kept = append(p.kept, res)
+	}
+}
+
+// Finish writes the summary, or the whole report; it returns the first
+// error writing met.
+func (p *Printer) Finish(s Summary) error {
+	if p.err != nil {
+		return p.err
+	}
+	r := Report{Results: p.kept, Summary: s}
+	switch p.format {
 	case "json":
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(p.w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
-	case "yaml":
-		if err := r.WriteObjects(w); err != nil {
-			return err
-		}
-		r.WriteText(errw, colour)
-		return nil
 	case "junit":
-		return r.WriteJUnit(w)
+		return r.WriteJUnit(p.w)
 	case "sarif":
-		return r.WriteSARIF(w, version)
-	case "github":
-		r.WriteGitHub(w)
-		return nil
+		return r.WriteSARIF(p.w, p.version)
+	case "yaml":
+		return writeSummary(p.errw, s)
 	default:
-		r.WriteText(w, colour)
-		return nil
+		return writeSummary(p.w, s)
 	}
+}
+
+// WriteReport writes a whole report as a Printer would.
+func (r Report) WriteReport(w, errw io.Writer, format, version string, colour bool) error {
+	p := NewPrinter(w, errw, format, version, colour)
+	for _, res := range r.Results {
+		p.Add(res)
+	}
+	return p.Finish(r.Summary)
 }
 
 const (
 	red, yellow, faint, bold, reset = "\x1b[31m", "\x1b[33m", "\x1b[2m", "\x1b[1m", "\x1b[0m"
 )
 
-// WriteText writes each problem as FILE:LINE:COLUMN: FIELD: message (in
-// input order, then the order the server lists them), then a summary line.
-func (r Report) WriteText(w io.Writer, colour bool) {
+// writeTextResult writes a result's problems as FILE:LINE:COLUMN: FIELD:
+// message, errors and warnings together in the order of the file, or why
+// it was skipped or could not be checked.
+func writeTextResult(w io.Writer, res ObjectResult, colour bool) error {
 	paint := func(c, s string) string {
 		if !colour {
 			return s
 		}
 		return c + s + reset
 	}
-	for _, res := range r.Results {
-		name := res.Kind + "/" + res.Name
+	var b strings.Builder
+	name := res.Kind + "/" + res.Name
+	switch {
+	case res.Status == "skipped":
+		fmt.Fprintf(&b, "%s %s: %s\n", paint(bold, fmt.Sprintf("%s:%d:", res.File, res.Line)), name, paint(faint, "skipped: "+res.Reason))
+	case res.Status == "error" && len(res.Errors) == 0:
+		fmt.Fprintf(&b, "%s %s: %s\n", paint(bold, fmt.Sprintf("%s:%d:", res.File, res.Line)), name, paint(red, "error: "+res.Reason))
+	}
+	type line struct {
+		p       Problem
+		warning bool
+	}
+	var lines []line
+	for _, p := range res.Errors {
+		lines = append(lines, line{p, false})
+	}
+	for _, p := range res.Warnings {
+		lines = append(lines, line{p, true})
+	}
+	sort.SliceStable(lines, func(i, j int) bool {
+		a, b := lines[i].p, lines[j].p
+		return a.Line < b.Line || (a.Line == b.Line && a.Column < b.Column)
+	})
+	for _, l := range lines {
+		p := l.p
+		where := paint(bold, place(res.File, p.Line, p.Column))
 		switch {
-		case res.Status == "skipped":
-			fmt.Fprintf(w, "%s %s: %s\n", paint(bold, fmt.Sprintf("%s:%d:", res.File, res.Line)), name, paint(faint, "skipped: "+res.Reason))
-		case res.Status == "error" && len(res.Errors) == 0:
-			fmt.Fprintf(w, "%s %s: %s\n", paint(bold, fmt.Sprintf("%s:%d:", res.File, res.Line)), name, paint(red, "error: "+res.Reason))
-		}
-		// Errors and warnings together, in the order of the file.
-		type line struct {
-			p       Problem
-			warning bool
-		}
-		var lines []line
-		for _, p := range res.Errors {
-			lines = append(lines, line{p, false})
-		}
-		for _, p := range res.Warnings {
-			lines = append(lines, line{p, true})
-		}
-		sort.SliceStable(lines, func(i, j int) bool {
-			a, b := lines[i].p, lines[j].p
-			return a.Line < b.Line || (a.Line == b.Line && a.Column < b.Column)
-		})
-		for _, l := range lines {
-			p := l.p
-			where := paint(bold, place(res.File, p.Line, p.Column))
-			switch {
-			case l.warning:
-				fmt.Fprintf(w, "%s %s %s: %s\n", where, paint(yellow, "warning:"), p.Field, p.Message)
-			case p.Field == "":
-				fmt.Fprintf(w, "%s %s\n", where, paint(red, "error: "+p.Message))
-			default:
-				fmt.Fprintf(w, "%s %s: %s\n", where, paint(red, p.Field), p.Message)
-			}
+		case l.warning:
+			fmt.Fprintf(&b, "%s %s %s: %s\n", where, paint(yellow, "warning:"), p.Field, p.Message)
+		case p.Field == "":
+			fmt.Fprintf(&b, "%s %s\n", where, paint(red, "error: "+p.Message))
+		default:
+			fmt.Fprintf(&b, "%s %s: %s\n", where, paint(red, p.Field), p.Message)
 		}
 	}
-	s := r.Summary
-	fmt.Fprintf(w, "%d valid, %d invalid, %d skipped, %d errors\n", s.Valid, s.Invalid, s.Skipped, s.Errors)
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
-// WriteObjects writes every valid object, as the server would store it, as
-// a stream of YAML documents.
-func (r Report) WriteObjects(w io.Writer) error {
-	for _, res := range r.Results {
-		if res.Object == nil {
-			continue
-		}
-		b, err := yaml.Marshal(res.Object)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "---\n%s", b); err != nil {
-			return err
-		}
+func writeSummary(w io.Writer, s Summary) error {
+	_, err := fmt.Fprintf(w, "%d valid, %d invalid, %d skipped, %d errors\n", s.Valid, s.Invalid, s.Skipped, s.Errors)
+	return err
+}
+
+// writeObject writes a valid object as the server would store it, as a
+// YAML document.
+func writeObject(w io.Writer, res ObjectResult) error {
+	if res.Object == nil {
+		return nil
 	}
-	return nil
+	b, err := yaml.Marshal(res.Object)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "---\n%s", b)
+	return err
 }
 
 // place is FILE:LINE:COLUMN:, without the parts that are unknown.

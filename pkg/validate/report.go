@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"sync"
+
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
 	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
@@ -81,55 +83,129 @@ type Options struct {
 	// Keep keeps each valid object as the server would store it, in
 	// ObjectResult.Object.
 	Keep bool
+	// Emit, when set, receives each result in input order as soon as it
+	// and those before it are made; the Report then holds only the
+	// summary.
+	Emit func(ObjectResult)
 }
 
-// Documents validates every document, several at a time, each CRD
-// version's validator built once; results are in input order. Custom
-// resources are checked as creates (or, with Options.Old, as updates of
-// what exists), CRDs as the server checks a new CRD, documents that could
-// not be read are errors. The CRD of every kind in the input is found
-// first, one kind after the other; an error finding one (a cluster that
-// cannot be asked) is returned, and nothing is checked. Documents takes
-// each document's object (documents keep their JSON and positions).
-func Documents(ctx context.Context, docs []manifest.Document, kinds Kinds, opts Options) (Report, error) {
-	crds := map[schema.GroupKind]*catalog.CRD{}
-	for i := range docs {
-		d := &docs[i]
-		if d.Err != nil {
-			continue
+// Documents decodes and validates every document of chunks, several at a
+// time, each CRD version's validator built once; results are in input
+// order. Custom resources are checked as creates (or, with Options.Old,
+// as updates of what exists), CRDs as the server checks a new CRD,
+// documents that cannot be read are errors. Each document is decoded,
+// checked and let go by one worker: what stays is its result. The CRD of
+// a kind is found when the kind is first met, one kind at a time; an
+// error finding one (a cluster that cannot be asked) ends the check and
+// is returned.
+func Documents(ctx context.Context, chunks []manifest.Chunk, kinds Kinds, opts Options) (Report, error) {
+	c := &checker{kinds: kinds, opts: opts, crds: map[schema.GroupKind]*catalog.CRD{}}
+	out := newInOrder(len(chunks), opts.Emit)
+	parallel.Each(len(chunks), 1, func(i int) {
+		if c.failed() != nil {
+			out.done(i, nil)
+			return
 		}
-		tm := d.TypeMeta()
-		gv, err := schema.ParseGroupVersion(tm.APIVersion)
-		if err != nil || tm.Kind == "" || catalog.IsCRD(tm) {
-			continue
+		docs := chunks[i].Decode()
+		results := make([]ObjectResult, len(docs))
+		for j := range docs {
+			results[j] = c.one(ctx, &docs[j])
 		}
-		gk := gv.WithKind(tm.Kind).GroupKind()
-		if _, done := crds[gk]; done {
-			continue
-		}
-		if crds[gk], err = kinds.ForKind(ctx, gk); err != nil {
-			return Report{}, fmt.Errorf("finding the CustomResourceDefinition of %s (at %s): %w", gk, d.Pos(), err)
-		}
-	}
-	results := make([]ObjectResult, len(docs))
-	cache := &validators{}
-	parallel.Each(len(docs), 1, func(i int) {
-		results[i] = one(ctx, &docs[i], crds, cache, opts)
+		out.done(i, results)
 	})
-	r := Report{Results: results}
-	for _, res := range results {
-		switch res.Status {
-		case "valid":
-			r.Summary.Valid++
-		case "invalid":
-			r.Summary.Invalid++
-		case "skipped":
-			r.Summary.Skipped++
-		default:
-			r.Summary.Errors++
-		}
+	if err := c.failed(); err != nil {
+		return Report{}, err
 	}
-	return r, nil
+	return out.report(), nil
+}
+
+// checker holds what the documents of one input share: the CRD of each
+// kind, found once, and each CRD version's validator, built once.
+type checker struct {
+	kinds      Kinds
+	opts       Options
+	validators validators
+
+	mu   sync.Mutex // one catalog question at a time
+	crds map[schema.GroupKind]*catalog.CRD
+	err  error
+}
+
+// crdFor returns the CRD of a kind (nil: none defines it).
+func (c *checker) crdFor(ctx context.Context, gk schema.GroupKind, d *manifest.Document) (*catalog.CRD, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if crd, done := c.crds[gk]; done {
+		return crd, nil
+	}
+	crd, err := c.kinds.ForKind(ctx, gk)
+	if err != nil {
+		if c.err == nil {
+			c.err = fmt.Errorf("finding the CustomResourceDefinition of %s (at %s): %w", gk, d.Pos(), err)
+		}
+		return nil, c.err
+	}
+	c.crds[gk] = crd
+	return crd, nil
+}
+
+func (c *checker) failed() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// inOrder collects results by chunk and passes them on in input order.
+type inOrder struct {
+	emit func(ObjectResult)
+
+	mu      sync.Mutex
+	pending [][]ObjectResult // by chunk, until passed on
+	ready   []bool
+	next    int
+	kept    []ObjectResult // without emit
+	summary Summary
+}
+
+func newInOrder(n int, emit func(ObjectResult)) *inOrder {
+	return &inOrder{emit: emit, pending: make([][]ObjectResult, n), ready: make([]bool, n)}
+}
+
+// done records the results of chunk i, and passes on every result whose
+// turn has come.
+func (o *inOrder) done(i int, results []ObjectResult) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.pending[i], o.ready[i] = results, true
+	for o.next < len(o.ready) && o.ready[o.next] {
+		for _, res := range o.pending[o.next] {
+			o.summary.count(res.Status)
+			if o.emit != nil {
+				o.emit(res)
+			} else {
+				o.kept = append(o.kept, res)
+			}
+		}
+		o.pending[o.next] = nil
+		o.next++
+	}
+}
+
+func (o *inOrder) report() Report {
+	return Report{Results: o.kept, Summary: o.summary}
+}
+
+func (s *Summary) count(status string) {
+	switch status {
+	case "valid":
+		s.Valid++
+	case "invalid":
+		s.Invalid++
+	case "skipped":
+		s.Skipped++
+	default:
+		s.Errors++
+	}
 }
 
 // validators builds each CRD version's validator once.

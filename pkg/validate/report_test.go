@@ -20,7 +20,7 @@ import (
 // cronTabs is a catalog of the example CRD.
 func cronTabs(t testing.TB) Kinds {
 	t.Helper()
-	files, err := catalog.ReadFiles([]string{"../../examples/crds"}, nil)
+	files, err := catalog.ReadFiles([]string{"../../examples/crds"}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func cronTabs(t testing.TB) Kinds {
 
 func check(t *testing.T, name, input string, opts Options) Report {
 	t.Helper()
-	r, err := Documents(context.Background(), manifest.ReadLenient(name, []byte(input)), cronTabs(t), opts)
+	r, err := Documents(context.Background(), manifest.Split(name, []byte(input)), cronTabs(t), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,8 +166,8 @@ status: {lastScheduleTime: "2026-01-01T00:00:00Z"}
 	if spec["cronSpec"] != "5 0 * * *" || spec["image"] != "my-awesome-cron-image" || spec["unknown"] != nil || stored["status"] != nil {
 		t.Errorf("stored object: defaults, pruning and the status drop missing: %v", stored)
 	}
-	var out bytes.Buffer
-	if err := r.WriteObjects(&out); err != nil {
+	var out, report bytes.Buffer
+	if err := r.WriteReport(&out, &report, "yaml", "", false); err != nil {
 		t.Fatal(err)
 	}
 	docs, err := manifest.Read("out.yaml", out.Bytes())
@@ -330,7 +330,9 @@ metadata: {name: good}
 
 	t.Run("github", func(t *testing.T) {
 		var out bytes.Buffer
-		r.WriteGitHub(&out)
+		if err := r.WriteReport(&out, nil, "github", "", false); err != nil {
+			t.Fatal(err)
+		}
 		command := regexp.MustCompile(`^::(error|warning) file=([^,]+),line=(\d+)(?:,col=(\d+))?,title=([^:]+)::(.*)$`)
 		var got []string
 		sc := bufio.NewScanner(&out)
@@ -355,4 +357,54 @@ metadata: {name: good}
 			t.Error("workflow command escaping")
 		}
 	})
+}
+
+// TestStreamedEqualsBuffered: results passed on as they come (Emit, as
+// the command prints them) give, in every format, what the whole report
+// written at the end gives: the same results in the same order.
+func TestStreamedEqualsBuffered(t *testing.T) {
+	var input strings.Builder
+	for i := range 300 {
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&input, "---\napiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: ok-%d}\nspec: {replicas: 3}\n", i)
+		case 1:
+			fmt.Fprintf(&input, "---\napiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: bad-%d}\nspec: {replicas: 30, extra: 1}\n", i)
+		case 2:
+			fmt.Fprintf(&input, "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c-%d}\n", i)
+		default:
+			fmt.Fprintf(&input, "---\nkind: [broken %d\n", i)
+		}
+	}
+	chunks := func() []manifest.Chunk { return manifest.Split("many.yaml", []byte(input.String())) }
+	for _, format := range Formats {
+		opts := Options{Keep: format == "yaml"}
+		buffered, err := Documents(context.Background(), chunks(), cronTabs(t), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantOut, wantErr bytes.Buffer
+		if err := buffered.WriteReport(&wantOut, &wantErr, format, "v0", false); err != nil {
+			t.Fatal(err)
+		}
+		var gotOut, gotErr bytes.Buffer
+		p := NewPrinter(&gotOut, &gotErr, format, "v0", false)
+		opts.Emit = p.Add
+		streamed, err := Documents(context.Background(), chunks(), cronTabs(t), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Finish(streamed.Summary); err != nil {
+			t.Fatal(err)
+		}
+		if streamed.Results != nil || streamed.Summary != buffered.Summary || buffered.Summary != (Summary{Valid: 75, Invalid: 75, Skipped: 75, Errors: 75}) {
+			t.Errorf("%s: streamed %d results kept, summary %+v; buffered %+v", format, len(streamed.Results), streamed.Summary, buffered.Summary)
+		}
+		// As on a server, each run gives objects a uid and time of its own.
+		serverSet := regexp.MustCompile(`(?m)^  (uid|creationTimestamp): .*$`)
+		same := func(a, b string) bool { return serverSet.ReplaceAllString(a, "") == serverSet.ReplaceAllString(b, "") }
+		if !same(gotOut.String(), wantOut.String()) || gotErr.String() != wantErr.String() {
+			t.Errorf("%s: streamed output differs from the buffered one:\n%.600s\n---- buffered:\n%.600s", format, gotOut.String()+gotErr.String(), wantOut.String()+wantErr.String())
+		}
+	}
 }
