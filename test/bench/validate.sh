@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Validates realistic input offline with kubectl crd validate and with
-# kubectl-validate v0.0.4 (installed from the Go module proxy into a
-# temporary directory), alternating the two, and prints each one's median
-# time and peak memory, and their ratio.
+# Validates realistic input offline with kubectl crd validate, with
+# kubectl-validate v0.0.4 and with kubeconform (both installed from the Go
+# module proxy into a temporary directory; kubeconform reads the JSON
+# Schemas kubectl crd openapi -o jsonschema exports), alternating the
+# tools, and prints each one's median time and peak memory, and the
+# ratios.
 #
 # The input is built from the corpus of real-world CRDs and examples
 # (KUBECTL_CRD_CORPUS, or ../shared/corpus beside the repository) by
 # test/bench/corpusinput: every corpus CRD file in one --crds directory,
 # and the projects' example objects that their CRDs accept, as upstream
-# wrote them, repeated to 2,000 documents in one stream and as 200 files
-# of 10. A second line checks 2,000 CronTabs of the plainest YAML against
-# one CRD.
+# wrote them: one object; 2,000 documents in one stream; the same as 200
+# files of 10; 20,000 documents in one stream. A last line checks 2,000
+# CronTabs of the plainest YAML against one CRD. kubectl crd keeps its
+# index of CRD files in a temporary directory, filled by a first run
+# before any is measured.
 #
 # Usage: test/bench/validate.sh [runs]. Needs GNU time (Debian: apt-get
 # install time).
@@ -22,46 +26,69 @@ corpus=${KUBECTL_CRD_CORPUS:-../shared/corpus}
 [ -d "$corpus" ] || { echo "validate.sh: no corpus at $corpus (set KUBECTL_CRD_CORPUS)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+export KUBECONFIG= KUBECTL_CRD_CACHE_DIR="$work/index"
 
 go build -o "$work/kubectl-crd" ./cmd/kubectl-crd
 GOBIN="$work" GOFLAGS= go install sigs.k8s.io/kubectl-validate@v0.0.4
+GOBIN="$work" GOFLAGS= go install github.com/yannh/kubeconform/cmd/kubeconform@latest
 go run ./test/bench/corpusinput -corpus "$corpus" -out "$work/real" -kubectl-crd "$work/kubectl-crd" -n 2000 -files 200
+go run ./test/bench/corpusinput -corpus "$corpus" -out "$work/real20k" -kubectl-crd "$work/kubectl-crd" -n 20000 -files 1
+crds=$work/real/crds
+"$work/kubectl-crd" openapi -o jsonschema --output-dir "$work/schemas" --crds "$crds"
 
 mkdir -p "$work/crontab/crds"
 cp examples/crds/crontab.yaml "$work/crontab/crds/"
 for ((i = 0; i < 2000; i++)); do
 	printf -- '---\napiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: ct-%d\nspec:\n  cronSpec: "*/5 * * * *"\n  image: img:%d\n  replicas: %d\n  minReplicas: 1\n  maxReplicas: 10\n' "$i" "$i" $((1 + i % 9))
 done > "$work/crontab/stream.yaml"
+# Files changed in the last two seconds are not indexed; then one run
+# fills the index.
+sleep 2
+"$work/kubectl-crd" validate -f "$work/real/one.yaml" --crds "$crds" > /dev/null 2>&1 || true
+"$work/kubectl-crd" validate -f "$work/crontab/stream.yaml" --crds "$work/crontab/crds" > /dev/null 2>&1 || true
 
 # measure CMD...: "SECONDS KIB" of one run: wall time and peak resident
-# memory. The exit status is not the point (kubectl-validate fails some
-# objects it cannot check).
+# memory. The exit status is not the point (the peers fail some objects
+# they cannot check).
 measure() {
-	/usr/bin/time -o "$work/time" -f '%e %M' env KUBECONFIG= "$@" > /dev/null 2>&1 || true
+	/usr/bin/time -o "$work/time" -f '%e %M' "$@" > /dev/null 2>&1 || true
 	tail -1 "$work/time"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# compare NAME INPUT CRDS: both tools alternated, runs times each.
+# compare NAME INPUT CRDS SCHEMAS PEERS: the tools alternated, runs times
+# each; PEERS says which peers run (kv: kubectl-validate, kc: kubeconform).
 compare() {
-	local name=$1 input=$2 crds=$3 p=() k=() pm=() km=()
+	local name=$1 input=$2 crds=$3 schemas=$4 peers=$5
+	local p=() pm=() k=() km=() c=() cm=() t m
 	for ((r = 0; r < runs; r++)); do
 		read -r t m < <(measure "$work/kubectl-crd" validate -f "$input" --crds "$crds")
 		p+=("$t") pm+=("$m")
-		read -r t m < <(measure "$work/kubectl-validate" "$input" --local-crds "$crds" --version 1.30)
-		k+=("$t") km+=("$m")
+		if [[ $peers == *kv* ]]; then
+			read -r t m < <(measure "$work/kubectl-validate" "$input" --local-crds "$crds" --version 1.30)
+			k+=("$t") km+=("$m")
+		fi
+		if [[ $peers == *kc* ]]; then
+			read -r t m < <(measure "$work/kubeconform" -schema-location "$schemas/{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json" "$input")
+			c+=("$t") cm+=("$m")
+		fi
 	done
-	local pt kt prss krss
-	pt=$(printf '%s\n' "${p[@]}" | median)
-	kt=$(printf '%s\n' "${k[@]}" | median)
-	prss=$(printf '%s\n' "${pm[@]}" | median)
-	krss=$(printf '%s\n' "${km[@]}" | median)
-	awk -v n="$name" -v pt="$pt" -v kt="$kt" -v pm="$prss" -v km="$krss" 'BEGIN {
-		printf "| %s | %.2f s, %d MiB | %.2f s, %d MiB | %.1fx |\n", n, pt, pm / 1024, kt, km / 1024, kt / pt }'
+	med() { if [ $# -eq 0 ]; then echo 0; else printf '%s\n' "$@" | median; fi; }
+	awk -v n="$name" -v pt="$(med "${p[@]}")" -v pm="$(med "${pm[@]}")" \
+		-v kt="$(med "${k[@]+"${k[@]}"}")" -v km="$(med "${km[@]+"${km[@]}"}")" \
+		-v ct="$(med "${c[@]+"${c[@]}"}")" -v cm="$(med "${cm[@]+"${cm[@]}"}")" 'BEGIN {
+		kv = kt > 0 ? sprintf("%.2f s, %d MiB", kt, km / 1024) : "-"
+		kc = ct > 0 ? sprintf("%.2f s, %d MiB", ct, cm / 1024) : "-"
+		rk = kt > 0 ? sprintf("%.1fx", kt / pt) : "-"
+		rc = ct > 0 ? sprintf("%.2fx", pt / ct) : "-"
+		printf "| %s | %.2f s, %d MiB | %s | %s | %s | %s |\n", n, pt, pm / 1024, kv, kc, rk, rc }'
 }
 
-echo "| input ($runs runs each, medians) | kubectl crd | kubectl-validate v0.0.4 | ratio |"
-echo "| --- | --- | --- | --- |"
-compare "corpus: 2,000 documents, one stream, $(ls "$work/real/crds" | wc -l) CRD files" "$work/real/stream.yaml" "$work/real/crds"
-compare "corpus: 200 files of 10 documents" "$work/real/files" "$work/real/crds"
-compare "2,000 CronTabs, plain YAML, one CRD" "$work/crontab/stream.yaml" "$work/crontab/crds"
+echo "| input ($runs runs each, medians) | kubectl crd | kubectl-validate v0.0.4 | kubeconform | kubectl-validate / kubectl crd | kubectl crd / kubeconform |"
+echo "| --- | --- | --- | --- | --- | --- |"
+n=$(ls "$crds" | wc -l)
+compare "one object, $n CRD files" "$work/real/one.yaml" "$crds" "$work/schemas" kv,kc
+compare "2,000 documents, one stream" "$work/real/stream.yaml" "$crds" "$work/schemas" kv,kc
+compare "200 files of 10 documents" "$work/real/files" "$crds" "$work/schemas" kv,kc
+compare "20,000 documents, one stream" "$work/real20k/stream.yaml" "$crds" "$work/schemas" kc
+compare "2,000 CronTabs, plain YAML, one CRD" "$work/crontab/stream.yaml" "$work/crontab/crds" "$work/schemas" kv
