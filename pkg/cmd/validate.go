@@ -33,6 +33,7 @@ type ValidateOptions struct {
 	catalog   *catalog.Catalog
 	namespace string // where objects without one go
 	old       validate.OldLookup
+	oldCRD    oldCRD
 }
 
 // NewCmdValidate makes kubectl crd validate.
@@ -48,8 +49,10 @@ with --crds from files, and CRDs in the input itself are used for the
 objects beside them (and are checked as the server checks a new CRD).
 
 Online, an object that exists is checked as an update of the live object
-(transition rules with oldSelf, validation ratcheting); --old gives the old
-objects from files instead. Each problem is reported with its file, line
+(transition rules with oldSelf, validation ratcheting), and a CRD that
+exists as an update of the live CRD (versions still stored, immutable
+fields, the ratcheting of CEL rules and schemas it already had); --old
+gives the old objects and CRDs from files instead. Each problem is reported with its file, line
 and column. Exit status: 0 when every object is valid (or skipped), 1 when
 one is invalid, 2 when the input cannot be read or checked.`,
 		Example: `  kubectl crd validate -f examples/objects/invalid --crds examples/crds
@@ -109,7 +112,7 @@ func (o *ValidateOptions) Complete() error {
 			o.namespace = ns
 		}
 	}
-	o.old, err = o.oldLookup(o.namespace)
+	o.old, o.oldCRD, err = o.oldLookups(o.namespace)
 	return err
 }
 
@@ -125,7 +128,7 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 	}
 	printer := validate.NewPrinter(o.f.Streams.Out, o.f.Streams.ErrOut, o.Output, Version, isTerminal(o.f.Streams.Out))
 	opts := validate.Options{Unknown: validate.UnknownFields(o.Unknown), StrictKinds: o.StrictKinds, Keep: o.Output == "yaml",
-		Namespace: o.namespace, Old: o.old, Emit: printer.Add}
+		Namespace: o.namespace, Old: o.old, OldCRD: o.oldCRD, Emit: printer.Add}
 	report, err := validate.Documents(ctx, chunks, o.catalog, opts)
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}

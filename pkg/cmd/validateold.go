@@ -6,9 +6,12 @@ import (
 	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,55 +24,83 @@ type objectKey struct {
 	group, kind, namespace, name string
 }
 
-// oldLookup says where the objects an input updates come from: --old
-// files, else the cluster when one is asked, else nowhere (every object is
-// a create). namespace is where objects without one go.
-func (o *ValidateOptions) oldLookup(namespace string) (validate.OldLookup, error) {
+// oldCRD finds the CRD a CRD document would update (nil: none).
+type oldCRD = func(ctx context.Context, name string) (*apiextensionsv1.CustomResourceDefinition, error)
+
+// oldLookups says where the objects and CRDs an input updates come from:
+// --old files, else the cluster when one is asked, else nowhere (every
+// document is a create). namespace is where objects without one go.
+func (o *ValidateOptions) oldLookups(namespace string) (validate.OldLookup, oldCRD, error) {
 	if len(o.Old) > 0 {
 		return oldFromFiles(o.Old, namespace)
 	}
 	if o.f.Offline() {
-		return nil, nil
+		return nil, nil, nil
 	}
 	config, err := o.f.RESTConfig()
 	if errors.Is(err, errNoCluster) {
-		return nil, nil // nothing can exist in no cluster
+		return nil, nil, nil // nothing can exist in no cluster
 	}
 	if err != nil {
-		return failingLookup(err), nil
+		// The cluster that would answer cannot be asked.
+		return func(context.Context, *apiextensionsv1.CustomResourceDefinition, schema.GroupVersionKind, string, string) (map[string]any, error) {
+				return nil, err
+			}, func(context.Context, string) (*apiextensionsv1.CustomResourceDefinition, error) {
+				return nil, err
+			}, nil
 	}
 	client, err := dynamic.NewForConfig(config)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return liveObjects(client), nil
+	crds, err := apiextensionsclient.NewForConfig(config)
+	if err != nil {
+		return nil, nil, err
+	}
+	return liveObjects(client), liveCRDs(crds.CustomResourceDefinitions()), nil
 }
 
-// failingLookup answers every question about old objects with err: the
-// cluster that would answer cannot be asked.
-func failingLookup(err error) validate.OldLookup {
-	return func(context.Context, *apiextensionsv1.CustomResourceDefinition, schema.GroupVersionKind, string, string) (map[string]any, error) {
-		return nil, err
+// liveCRDs reads the CRD a document would update from the cluster.
+func liveCRDs(client apiextensionsclient.CustomResourceDefinitionInterface) oldCRD {
+	return func(ctx context.Context, name string) (*apiextensionsv1.CustomResourceDefinition, error) {
+		crd, err := client.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return crd, err
 	}
 }
 
-func oldFromFiles(paths []string, namespace string) (validate.OldLookup, error) {
+// oldFromFiles indexes the objects and CRDs of the --old files. A CRD
+// there without status is taken as the server keeps it once it has
+// created it and established it: its storage version stored, its names
+// accepted.
+func oldFromFiles(paths []string, namespace string) (validate.OldLookup, oldCRD, error) {
 	docs, err := manifest.ReadPaths(paths, true, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	index := map[objectKey]map[string]any{}
+	crds := map[string]*apiextensionsv1.CustomResourceDefinition{}
 	for i := range docs {
 		d := &docs[i]
+		if catalog.IsCRD(d.TypeMeta()) {
+			crd, err := catalog.DecodeCRD(d)
+			if err != nil {
+				return nil, nil, err
+			}
+			crds[crd.Name] = asEstablished(crd.CustomResourceDefinition)
+			continue
+		}
 		obj, err := d.TakeObject()
 		if err != nil {
-			return nil, &manifest.Error{File: d.File, Line: d.Line, Column: d.Column, Msg: err.Error()}
+			return nil, nil, &manifest.Error{File: d.File, Line: d.Line, Column: d.Column, Msg: err.Error()}
 		}
 		u := &unstructured.Unstructured{Object: obj}
 		gvk := u.GroupVersionKind()
 		index[objectKey{gvk.Group, gvk.Kind, u.GetNamespace(), u.GetName()}] = u.Object
 	}
-	return func(_ context.Context, crd *apiextensionsv1.CustomResourceDefinition, gvk schema.GroupVersionKind, ns, name string) (map[string]any, error) {
+	objects := func(_ context.Context, crd *apiextensionsv1.CustomResourceDefinition, gvk schema.GroupVersionKind, ns, name string) (map[string]any, error) {
 		if old := index[objectKey{gvk.Group, gvk.Kind, ns, name}]; old != nil {
 			return old, nil
 		}
@@ -78,7 +109,33 @@ func oldFromFiles(paths []string, namespace string) (validate.OldLookup, error) 
 			return index[objectKey{gvk.Group, gvk.Kind, "", name}], nil
 		}
 		return nil, nil
+	}
+	return objects, func(_ context.Context, name string) (*apiextensionsv1.CustomResourceDefinition, error) {
+		return crds[name], nil
 	}, nil
+}
+
+// asEstablished gives a CRD without a cluster's status (written by hand,
+// or from a chart) the status the server gives it once it has created and
+// established it.
+func asEstablished(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
+	if apihelpers.FindCRDCondition(crd, apiextensionsv1.Established) != nil {
+		return crd
+	}
+	crd = crd.DeepCopy()
+	if len(crd.Status.StoredVersions) == 0 {
+		if storage, err := apihelpers.GetCRDStorageVersion(crd); err == nil {
+			crd.Status.StoredVersions = []string{storage}
+		}
+	}
+	if crd.ResourceVersion == "" {
+		crd.ResourceVersion = "1"
+	}
+	crd.Status.AcceptedNames = crd.Spec.Names
+	for _, c := range []apiextensionsv1.CustomResourceDefinitionConditionType{apiextensionsv1.NamesAccepted, apiextensionsv1.Established} {
+		apihelpers.SetCRDCondition(crd, apiextensionsv1.CustomResourceDefinitionCondition{Type: c, Status: apiextensionsv1.ConditionTrue})
+	}
+	return crd
 }
 
 // liveObjects finds objects in the cluster: one list per resource version

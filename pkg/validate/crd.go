@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -19,11 +21,13 @@ var crdStrategy = sync.OnceValue(func() strategy {
 })
 
 // CRD checks a CustomResourceDefinition document as the server checks a
-// create of it: unknown fields (strict decoding), then the defaulted object
+// create of it, or, with old (the CRD as the cluster keeps it), an update
+// of old: unknown fields (strict decoding), then the defaulted object
 // through the server's own CRD strategy (structural schema rules, CEL
 // compilation and cost budget, printer column JSONPaths, selectable
-// fields, names).
-func CRD(ctx context.Context, doc []byte) Result {
+// fields, names; on update also the versions still stored, immutable
+// fields, and the ratcheting of what old already had).
+func CRD(ctx context.Context, doc []byte, old *apiextensionsv1.CustomResourceDefinition) Result {
 	var res Result
 	// The version's own Go type knows every field the server accepts.
 	var probe struct {
@@ -44,7 +48,21 @@ func CRD(ctx context.Context, doc []byte) Result {
 			}
 		}
 	}
-	rest.FillObjectMetaSystemFields(crd)
-	res.Err = rest.BeforeCreate(crdStrategy(), quiet(genericapirequest.WithNamespace(ctx, "")), crd)
+	ctx = quiet(genericapirequest.WithNamespace(ctx, ""))
+	if old == nil {
+		rest.FillObjectMetaSystemFields(crd)
+		res.Err = rest.BeforeCreate(crdStrategy(), ctx, crd)
+		return res
+	}
+	live := &apiextensions.CustomResourceDefinition{}
+	if err := catalog.Scheme().Convert(old, live, nil); err != nil {
+		res.Err = err
+		return res
+	}
+	if crd.ResourceVersion == "" {
+		// Applying a file updates whatever version is live.
+		crd.ResourceVersion = live.ResourceVersion
+	}
+	res.Err = rest.BeforeUpdate(crdStrategy(), ctx, crd, live)
 	return res
 }

@@ -28,7 +28,7 @@ func FuzzValidate(f *testing.F) {
 			if d.Err != nil || !catalog.IsCRD(d.TypeMeta()) {
 				continue
 			}
-			if res := CRD(context.Background(), d.JSON); res.Err != nil || len(res.Unknown) > 0 {
+			if res := CRD(context.Background(), d.JSON, nil); res.Err != nil || len(res.Unknown) > 0 {
 				continue
 			}
 			if c, err := catalog.DecodeCRD(d); err == nil {

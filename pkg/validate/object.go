@@ -45,7 +45,17 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 	gvk := obj.GroupVersionKind()
 	res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), obj.GetNamespace(), obj.GetName()
 	if catalog.IsCRD(manifest.TypeMeta{APIVersion: res.APIVersion, Kind: res.Kind}) {
-		res.report(d, CRD(ctx, d.JSON), opts)
+		var old *apiextensionsv1.CustomResourceDefinition
+		if opts.OldCRD != nil && res.Name != "" {
+			if old, err = opts.OldCRD(ctx, res.Name); err != nil {
+				res.Status, res.Reason = "error", err.Error()
+				return res
+			}
+		}
+		if old != nil {
+			res.Operation = "update"
+		}
+		res.report(d, CRD(ctx, d.JSON, old), opts)
 		return res
 	}
 	found, err := c.crdFor(ctx, gvk.GroupKind(), d)

@@ -80,6 +80,10 @@ type Options struct {
 	Namespace string
 	// Old, when set, turns documents whose object exists into updates.
 	Old OldLookup
+	// OldCRD, when set, turns CRD documents whose CRD exists into updates:
+	// it returns the CRD as the cluster keeps it (status included), nil
+	// when there is none.
+	OldCRD func(ctx context.Context, name string) (*apiextensionsv1.CustomResourceDefinition, error)
 	// Keep keeps each valid object as the server would store it, in
 	// ObjectResult.Object.
 	Keep bool
