@@ -67,6 +67,7 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		NewCmdExplain(f),
 		NewCmdValidate(f),
 		NewCmdOpenAPI(f),
+		NewCmdDiff(f),
 		NewCmdVersion(f),
 		NewCmdCompletion(f),
 	)

@@ -72,6 +72,23 @@ func TestCompletion(t *testing.T) {
 		}
 	})
 
+	t.Run("diff", func(t *testing.T) {
+		got, _ := completions(t, "kubectl-crd", nil, "__complete", "d")
+		if want := []string{"diff"}; !slices.Equal(got, want) {
+			t.Errorf("verbs: got %q, want %q", got, want)
+		}
+		got, _ = completions(t, "kubectl-crd", nil, "__complete", "diff", "--check", "field-r")
+		if want := []string{"field-removed=error", "field-removed=warning", "field-removed=info", "field-removed=ignore"}; !slices.Equal(got, want) {
+			t.Errorf("--check: got %q, want %q", got, want)
+		}
+		got, _ = completions(t, "kubectl-crd", nil, "__complete", "diff", "--")
+		for _, flag := range []string{"--old", "--no-objects", "--show-objects", "--check", "--filename"} {
+			if !slices.Contains(got, flag) {
+				t.Errorf("flags: %q lacks %s", got, flag)
+			}
+		}
+	})
+
 	t.Run("flags", func(t *testing.T) {
 		got, directive := completions(t, "kubectl-crd", nil, "__complete", "get", "--crds", "")
 		if want := []string{"yaml", "yml", "json"}; !slices.Equal(got, want) || directive != ":8" {
