@@ -110,8 +110,10 @@ func TestEachCheck(t *testing.T) {
 			n.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter,
 				Webhook: &apiextensionsv1.WebhookConversion{ClientConfig: &apiextensionsv1.WebhookClientConfig{URL: str("https://convert.example.com")}}}
 		},
-		"field-removed":    specChange(func(s *apiextensionsv1.JSONSchemaProps) { delete(s.Properties, "kind") }),
-		"field-added":      specChange(func(s *apiextensionsv1.JSONSchemaProps) { s.Properties["size"] = apiextensionsv1.JSONSchemaProps{Type: "integer"} }),
+		"field-removed": specChange(func(s *apiextensionsv1.JSONSchemaProps) { delete(s.Properties, "kind") }),
+		"field-added": specChange(func(s *apiextensionsv1.JSONSchemaProps) {
+			s.Properties["size"] = apiextensionsv1.JSONSchemaProps{Type: "integer"}
+		}),
 		"type-changed":     field("kind", func(f *apiextensionsv1.JSONSchemaProps) { f.Type = "integer" }),
 		"required-added":   specChange(func(s *apiextensionsv1.JSONSchemaProps) { s.Required = append(s.Required, "name") }),
 		"required-removed": specChange(func(s *apiextensionsv1.JSONSchemaProps) { s.Required = nil }),

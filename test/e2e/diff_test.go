@@ -68,7 +68,7 @@ func impactCRD(new bool) *apiextensionsv1.CustomResourceDefinition {
 	}
 }
 
-func new0() *float64            { return newFloat(0) }
+func new0() *float64              { return newFloat(0) }
 func newFloat(f float64) *float64 { return &f }
 
 // TestDiffObjectImpactMatchesServer creates objects under an old CRD,
