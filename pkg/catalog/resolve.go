@@ -60,6 +60,20 @@ func (c *Catalog) Resolve(ctx context.Context, arg string) ([]Resource, error) {
 	return res, err
 }
 
+// Category tells whether a TYPE argument names a category (all, or one a
+// CRD declares) in any of its comma-separated parts.
+func (c *Catalog) Category(arg string) bool {
+	if c.categories == nil {
+		return false
+	}
+	for _, part := range strings.Split(arg, ",") {
+		if _, ok := c.categories.Expand(part); ok || part == "all" {
+			return true
+		}
+	}
+	return false
+}
+
 // notCustom is the error for a type the server serves without a CRD.
 type notCustom struct{ msg string }
 

@@ -68,6 +68,8 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		NewCmdValidate(f),
 		NewCmdOpenAPI(f),
 		NewCmdDiff(f),
+		NewCmdList(f),
+		NewCmdMigrate(f),
 		NewCmdVersion(f),
 		NewCmdCompletion(f),
 	)

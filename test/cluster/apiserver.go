@@ -41,7 +41,7 @@ func startAPIServer(ctx context.Context, dir, etcdURL, fakeKubeconfig string, lo
 	// kube-apiserver.
 	err = fs.Parse([]string{
 		"--etcd-servers", etcdURL,
-		"--etcd-prefix", "/kubectl-crd",
+		"--etcd-prefix", etcdPrefix,
 		"--authentication-skip-lookup",
 		"--authentication-kubeconfig", fakeKubeconfig,
 		"--authorization-kubeconfig", fakeKubeconfig,

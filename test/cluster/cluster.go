@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/server/v3/embed"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
@@ -43,6 +44,7 @@ type Cluster struct {
 
 	dir   string
 	front *front
+	etcd  *embed.Etcd
 	stop  func()
 
 	mu     sync.Mutex
@@ -151,6 +153,7 @@ func Start(opts Options) (c *Cluster, err error) {
 		CAData: certPEM,
 		dir:    dir,
 		front:  fr,
+		etcd:   etcd,
 		stop:   cleanup,
 	}
 	c.Config = &rest.Config{Host: c.URL, BearerToken: token, QPS: -1, TLSClientConfig: rest.TLSClientConfig{CAData: certPEM}}

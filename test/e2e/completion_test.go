@@ -89,6 +89,31 @@ func TestCompletion(t *testing.T) {
 		}
 	})
 
+	t.Run("list and migrate", func(t *testing.T) {
+		for prefix, want := range map[string][]string{"l": {"list"}, "m": {"migrate"}} {
+			if got, _ := completions(t, "kubectl-crd", nil, "__complete", prefix); !slices.Equal(got, want) {
+				t.Errorf("verbs %q: got %q, want %q", prefix, got, want)
+			}
+		}
+		for _, verb := range []string{"list", "ls", "migrate"} {
+			if got, _ := completions(t, "kubectl-crd", nil, "__complete", verb, "sa"); !slices.Equal(got, []string{"sample", "samples"}) {
+				t.Errorf("%s sa: got %q", verb, got)
+			}
+		}
+		got, _ := completions(t, "kubectl-crd", nil, "__complete", "migrate", "samples", "--dry-run=")
+		if want := []string{"none", "client", "server"}; !slices.Equal(got, want) {
+			t.Errorf("migrate --dry-run: got %q, want %q", got, want)
+		}
+		got, _ = completions(t, "kubectl-crd", nil, "__complete", "migrate", "samples", "-o", "")
+		if want := []string{"json", "yaml"}; !slices.Equal(got, want) {
+			t.Errorf("migrate -o: got %q, want %q", got, want)
+		}
+		got, _ = completions(t, "kubectl-crd", nil, "__complete", "list", "-o", "w")
+		if want := []string{"wide"}; !slices.Equal(got, want) {
+			t.Errorf("list -o: got %q, want %q", got, want)
+		}
+	})
+
 	t.Run("flags", func(t *testing.T) {
 		got, directive := completions(t, "kubectl-crd", nil, "__complete", "get", "--crds", "")
 		if want := []string{"yaml", "yml", "json"}; !slices.Equal(got, want) || directive != ":8" {

@@ -1,0 +1,348 @@
+// Package migrate moves the objects of a CRD to its storage version and
+// then prunes status.storedVersions, as Kubernetes' documentation
+// prescribes ("Upgrade existing objects to a new stored version"): every
+// object is written back unchanged, so that the server stores it at the
+// storage version (and elides the write where it is stored so already),
+// then the CRD's storedVersions becomes the storage version alone, through
+// the status subresource. It writes nothing else.
+package migrate
+
+import (
+	"context"
+
+	"errors"
+	"fmt"
+	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+)
+
+// Options say how to migrate.
+type Options struct {
+	// ChunkSize is the size of a list page.
+	ChunkSize int64
+	// Concurrency is how many objects are written at once.
+	Concurrency int
+	// DryRun is "" (migrate), "client" (plan only: read, write nothing) or
+	// "server" (send every update with dryRun=All: the server converts,
+	// validates and admits each object without storing it).
+	DryRun string
+	// Progress, when set, is told how many objects are done of how many.
+	Progress func(done, total int)
+}
+
+// Result is what a migration did (or, dry, would do).
+type Result struct {
+	CRD                  string   `json:"crd"`
+	StorageVersion       string   `json:"storageVersion"`
+	StoredVersionsBefore []string `json:"storedVersionsBefore"`
+	StoredVersionsAfter  []string `json:"storedVersionsAfter"`
+	DryRun               string   `json:"dryRun,omitempty"`
+	Objects              int      `json:"objects"`
+	// Rewritten: stored anew (the update's resourceVersion differs from
+	// the one sent); with --dry-run=server, accepted by the server.
+	Rewritten int `json:"rewritten"`
+	// Unchanged: already at the storage version (same resourceVersion).
+	Unchanged int       `json:"unchanged"`
+	Gone      int       `json:"gone"`
+	Failed    []Failure `json:"failed"`
+	// Namespaces counts the objects by namespace ("" for cluster-scoped
+	// ones): the plan of --dry-run=client.
+	Namespaces map[string]int `json:"namespaces,omitempty"`
+	// NotPruned says why storedVersions was left as it was, when it was.
+	NotPruned string `json:"notPruned,omitempty"`
+}
+
+// Failure is an object the server refused to rewrite.
+type Failure struct {
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	Message   string `json:"message"`
+}
+
+// ConversionError is a failure to read the objects at the storage version
+// before anything was written: the CRD's conversion is broken.
+type ConversionError struct{ Err error }
+
+func (e *ConversionError) Error() string {
+	return fmt.Sprintf("the objects cannot be read at the storage version, so nothing was written: %v", e.Err)
+}
+
+func (e *ConversionError) Unwrap() error { return e.Err }
+
+// ErrCRDChanged is why storedVersions is not pruned when the CRD changed
+// during the migration.
+var ErrCRDChanged = errors.New("the CustomResourceDefinition changed during the migration")
+
+// Migrator migrates the objects of CRDs of one cluster.
+type Migrator struct {
+	CRDs    apiextensionsclient.CustomResourceDefinitionInterface
+	Objects dynamic.Interface
+	// retryDelay is the first wait before retrying a write the server
+	// could not take (doubled each time, or what Retry-After says).
+	retryDelay time.Duration
+}
+
+// Migrate moves every object of the CRD name to its storage version and,
+// when none failed and the CRD did not change meanwhile, prunes
+// storedVersions to the storage version. An error means the migration
+// could not run (nothing is pruned); a Result with failures or NotPruned
+// means it ran but left storedVersions as it was.
+func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Result, error) {
+	crd, err := m.CRDs.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	storage, err := apihelpers.GetCRDStorageVersion(crd)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{CRD: name, StorageVersion: storage, StoredVersionsBefore: crd.Status.StoredVersions,
+		StoredVersionsAfter: crd.Status.StoredVersions, DryRun: opts.DryRun, Failed: []Failure{}}
+	gvr := schema.GroupVersionResource{Group: crd.Spec.Group, Version: storage, Resource: crd.Spec.Names.Plural}
+	ri := m.Objects.Resource(gvr)
+
+	// Before any write: every object can be read at the storage version
+	// (reading converts it).
+	r.Namespaces = map[string]int{}
+	seen := map[string]bool{} // should the list start again
+	err = m.each(ctx, ri, opts.ChunkSize, func(page []unstructured.Unstructured) error {
+		for _, o := range page {
+			if !seen[key(&o)] {
+				seen[key(&o)] = true
+				r.Namespaces[o.GetNamespace()]++
+				r.Objects++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, &ConversionError{Err: err}
+	}
+	if opts.DryRun == "client" {
+		r.NotPruned = "dry run"
+		return r, nil
+	}
+	r.Namespaces = nil
+
+	done := map[string]bool{} // objects already written, should the list start again
+	var mu sync.Mutex
+	err = m.each(ctx, ri, opts.ChunkSize, func(page []unstructured.Unstructured) error {
+		var todo []unstructured.Unstructured
+		for _, o := range page {
+			if !done[key(&o)] {
+				todo = append(todo, o)
+			}
+		}
+		parallel.On(opts.Concurrency, len(todo), func(i int) {
+			outcome, failure := m.rewrite(ctx, ri, &todo[i], opts.DryRun == "server")
+			mu.Lock()
+			defer mu.Unlock()
+			done[key(&todo[i])] = true
+			switch outcome {
+			case rewritten:
+				r.Rewritten++
+			case unchanged:
+				r.Unchanged++
+			case gone:
+				r.Gone++
+			default:
+				r.Failed = append(r.Failed, failure)
+			}
+			if opts.Progress != nil {
+				opts.Progress(len(done), r.Objects)
+			}
+		})
+		return nil
+	})
+	if err != nil {
+		return r, err
+	}
+	sort.Slice(r.Failed, func(i, j int) bool { return key2(r.Failed[i]) < key2(r.Failed[j]) })
+	switch {
+	case opts.DryRun != "":
+		r.NotPruned = "dry run"
+	case len(r.Failed) > 0:
+		r.NotPruned = fmt.Sprintf("%d objects could not be rewritten", len(r.Failed))
+	default:
+		after, err := m.prune(ctx, crd)
+		if errors.Is(err, ErrCRDChanged) {
+			r.NotPruned = err.Error()
+			return r, nil
+		}
+		if err != nil {
+			return r, err
+		}
+		r.StoredVersionsAfter = after
+	}
+	return r, nil
+}
+
+type outcome int
+
+const (
+	rewritten outcome = iota
+	unchanged
+	gone
+	failed
+)
+
+// attempts bounds how often one object's write is tried.
+const attempts = 8
+
+// rewrite sends an object back unchanged: a conflict (someone else wrote
+// it) reads it again and retries, a server that cannot take the write now
+// (429, 5xx, timeouts) is retried after the wait it asks for (or a
+// growing one), a refusal is the object's failure.
+func (m *Migrator) rewrite(ctx context.Context, ri dynamic.NamespaceableResourceInterface, obj *unstructured.Unstructured, dry bool) (outcome, Failure) {
+	client := dynamic.ResourceInterface(ri)
+	if ns := obj.GetNamespace(); ns != "" {
+		client = ri.Namespace(ns)
+	}
+	failure := func(err error) Failure {
+		return Failure{Namespace: obj.GetNamespace(), Name: obj.GetName(), Message: err.Error()}
+	}
+	opts := metav1.UpdateOptions{}
+	if dry {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	delay := m.retryDelay
+	if delay == 0 {
+		delay = 200 * time.Millisecond
+	}
+	var err error
+	for range attempts {
+		var got *unstructured.Unstructured
+		got, err = client.Update(ctx, obj, opts)
+		switch {
+		case err == nil && dry:
+			return rewritten, Failure{}
+		case err == nil && got.GetResourceVersion() == obj.GetResourceVersion():
+			return unchanged, Failure{}
+		case err == nil:
+			return rewritten, Failure{}
+		case apierrors.IsNotFound(err):
+			return gone, Failure{}
+		case apierrors.IsConflict(err):
+			fresh, gerr := client.Get(ctx, obj.GetName(), metav1.GetOptions{})
+			if apierrors.IsNotFound(gerr) {
+				return gone, Failure{}
+			}
+			if gerr != nil {
+				return failed, failure(gerr)
+			}
+			obj = fresh
+			continue
+		case retryable(err):
+			wait := delay
+			if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
+				wait = time.Duration(s) * time.Second
+			}
+			select {
+			case <-ctx.Done():
+				return failed, failure(ctx.Err())
+			case <-time.After(wait):
+			}
+			delay *= 2
+			continue
+		}
+		return failed, failure(err)
+	}
+	return failed, failure(fmt.Errorf("gave up after %d attempts: %w", attempts, err))
+}
+
+func retryable(err error) bool {
+	return apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
+		apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnexpectedServerError(err)
+}
+
+// each lists every object in pages of size and calls page for each. When
+// a continue token has expired (410), the list goes on with the token the
+// server supplies, or else starts again (page is then called again for
+// objects it has seen).
+func (m *Migrator) each(ctx context.Context, ri dynamic.NamespaceableResourceInterface, size int64, page func([]unstructured.Unstructured) error) error {
+	opts := metav1.ListOptions{Limit: size}
+	for {
+		list, err := ri.List(ctx, opts)
+		if apierrors.IsResourceExpired(err) && opts.Continue != "" {
+			opts.Continue = inconsistentContinue(err)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := page(list.Items); err != nil {
+			return err
+		}
+		if opts.Continue = list.GetContinue(); opts.Continue == "" {
+			return nil
+		}
+	}
+}
+
+// inconsistentContinue is the token a 410 offers to go on with a list
+// from a newer snapshot ("" if none: start again).
+func inconsistentContinue(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return status.Status().ListMeta.Continue
+	}
+	return ""
+}
+
+// prune sets storedVersions to the storage version alone, on the CRD as it
+// was read before the migration: if it changed since, only when its
+// versions and storage version did not.
+func (m *Migrator) prune(ctx context.Context, before *apiextensionsv1.CustomResourceDefinition) ([]string, error) {
+	storage, _ := apihelpers.GetCRDStorageVersion(before)
+	crd := before.DeepCopy()
+	for range attempts {
+		if slices.Equal(crd.Status.StoredVersions, []string{storage}) {
+			return crd.Status.StoredVersions, nil
+		}
+		crd.Status.StoredVersions = []string{storage}
+		updated, err := m.CRDs.UpdateStatus(ctx, crd, metav1.UpdateOptions{})
+		if err == nil {
+			return updated.Status.StoredVersions, nil
+		}
+		if !apierrors.IsConflict(err) {
+			return nil, err
+		}
+		if crd, err = m.CRDs.Get(ctx, before.Name, metav1.GetOptions{}); err != nil {
+			return nil, err
+		}
+		now, _ := apihelpers.GetCRDStorageVersion(crd)
+		if now != storage || !sameVersions(before, crd) {
+			return nil, fmt.Errorf("%w (storage version %s, versions %v; now %s, %v): storedVersions is left as it was",
+				ErrCRDChanged, storage, versionNames(before), now, versionNames(crd))
+		}
+	}
+	return nil, fmt.Errorf("storedVersions could not be updated: the CustomResourceDefinition kept changing")
+}
+
+func sameVersions(a, b *apiextensionsv1.CustomResourceDefinition) bool {
+	return slices.Equal(versionNames(a), versionNames(b))
+}
+
+func versionNames(crd *apiextensionsv1.CustomResourceDefinition) []string {
+	var out []string
+	for _, v := range crd.Spec.Versions {
+		out = append(out, v.Name)
+	}
+	return out
+}
+
+func key(o *unstructured.Unstructured) string { return o.GetNamespace() + "/" + o.GetName() }
+
+func key2(f Failure) string { return f.Namespace + "/" + f.Name }
