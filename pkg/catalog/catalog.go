@@ -191,12 +191,13 @@ func (c *Catalog) RESTMapper() (meta.RESTMapper, error) {
 }
 
 // refreshingStale runs lookup, and once more with fresh discovery when it
-// found nothing and discovery came from a cache (a CRD created or deleted
-// since the cache was written).
+// found nothing and discovery came from a cache (a CRD created, deleted or
+// given other versions since the cache was written).
 func (c *Catalog) refreshingStale(lookup func() error) error {
 	err := lookup()
 	var nc *notCustom
-	stale := errors.As(err, &nc) || meta.IsNoMatchError(err) || apierrors.IsNotFound(err) || isNoResourceType(err)
+	var ns *notServed
+	stale := errors.As(err, &nc) || errors.As(err, &ns) || meta.IsNoMatchError(err) || apierrors.IsNotFound(err) || isNoResourceType(err)
 	if !stale {
 		return err
 	}

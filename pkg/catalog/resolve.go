@@ -46,8 +46,8 @@ func VersionNamed(crd *apiextensionsv1.CustomResourceDefinition, name string) *a
 // singulars, kinds, short names, plural.group, plural.version.group,
 // kind.group, kind.version.group or categories. Categories expand to the
 // custom resources in them. The result is in argument order, without
-// duplicates. A CRD missing from a cached discovery is looked up again once
-// with fresh discovery.
+// duplicates. A CRD missing from a cached discovery, or no longer serving
+// the version it gave, is looked up again once with fresh discovery.
 func (c *Catalog) Resolve(ctx context.Context, arg string) ([]Resource, error) {
 	if err := c.needSource(); err != nil {
 		return nil, err
@@ -78,6 +78,12 @@ func (c *Catalog) Category(arg string) bool {
 type notCustom struct{ msg string }
 
 func (e *notCustom) Error() string { return e.msg }
+
+// notServed is the error for a version discovery gave that the CRD does
+// not serve (a version dropped since discovery was cached).
+type notServed struct{ msg string }
+
+func (e *notServed) Error() string { return e.msg }
 
 func isNoResourceType(err error) bool {
 	var u *UnknownTypeError
@@ -155,7 +161,7 @@ func (c *Catalog) resolve(ctx context.Context, arg string) ([]Resource, error) {
 			}
 		}
 		if !apihelpers.HasServedCRDVersion(crd.CustomResourceDefinition, mapping.GroupVersionKind.Version) {
-			return nil, fmt.Errorf("CustomResourceDefinition %q does not serve version %q", crd.Name, mapping.GroupVersionKind.Version)
+			return nil, &notServed{fmt.Sprintf("CustomResourceDefinition %q does not serve version %q", crd.Name, mapping.GroupVersionKind.Version)}
 		}
 		r := Resource{CRD: crd, Mapping: mapping}
 		if v := r.Version(); v.Deprecated {

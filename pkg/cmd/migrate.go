@@ -16,6 +16,7 @@ import (
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 )
 
@@ -82,7 +83,7 @@ read, or objects that cannot be read at the storage version.`,
 	}
 	c.Flags().BoolVar(&o.All, "all", false, "Allow a category (or all) among the TYPEs: every CRD in it is migrated.")
 	c.Flags().Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "Objects per list page.")
-	c.Flags().IntVar(&o.Concurrency, "concurrency", o.Concurrency, "Objects written at once (within client-go's rate limits).")
+	c.Flags().IntVar(&o.Concurrency, "concurrency", o.Concurrency, "Objects written at once (no other client-side rate limit; the server's 429s are waited out).")
 	c.Flags().StringVar(&o.DryRun, "dry-run", o.DryRun, `"none", "client" (print the plan, write nothing) or "server" (send every update with dryRun=All: the server converts, validates and admits each object without storing it).`)
 	c.Flags().Lookup("dry-run").NoOptDefVal = "client"
 	c.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (the result of each CRD's migration).")
@@ -133,6 +134,12 @@ func (o *MigrateOptions) Complete(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// No client-side rate limit for the objects, as kubectl replace has
+	// none in effect (a client per object): --concurrency bounds what is in
+	// flight, and the server's priority and fairness answers 429 with the
+	// wait it wants.
+	config = rest.CopyConfig(config)
+	config.QPS, config.RateLimiter = -1, nil
 	objects, err := dynamic.NewForConfig(config)
 	if err != nil {
 		return err
@@ -229,12 +236,13 @@ func writeMigration(b *strings.Builder, r *migrate.Result) {
 		fmt.Fprintf(b, "  storedVersions: %v, then %v\n", r.StoredVersionsBefore, []string{r.StorageVersion})
 		return
 	}
-	verb := "migrated to"
 	if r.DryRun == "server" {
-		verb = "checked by the server (dry run: nothing written) at"
+		fmt.Fprintf(b, "%s: %d objects sent to the server at %s (dry run: nothing written): %d accepted, %d gone, %d would fail\n",
+			r.CRD, r.Objects, r.StorageVersion, r.Accepted, r.Gone, len(r.Failed))
+	} else {
+		fmt.Fprintf(b, "%s: %d objects migrated to %s: %d rewritten, %d unchanged, %d gone, %d failed\n",
+			r.CRD, r.Objects, r.StorageVersion, r.Rewritten, r.Unchanged, r.Gone, len(r.Failed))
 	}
-	fmt.Fprintf(b, "%s: %d objects %s %s: %d rewritten, %d unchanged, %d gone, %d failed\n",
-		r.CRD, r.Objects, verb, r.StorageVersion, r.Rewritten, r.Unchanged, r.Gone, len(r.Failed))
 	for _, f := range r.Failed {
 		name := f.Name
 		if f.Namespace != "" {

@@ -51,8 +51,11 @@ type Result struct {
 	DryRun               string   `json:"dryRun,omitempty"`
 	Objects              int      `json:"objects"`
 	// Rewritten: stored anew (the update's resourceVersion differs from
-	// the one sent); with --dry-run=server, accepted by the server.
+	// the one sent).
 	Rewritten int `json:"rewritten"`
+	// Accepted: with --dry-run=server, taken by the server without being
+	// stored (a dry run cannot tell rewritten from unchanged).
+	Accepted int `json:"accepted,omitempty"`
 	// Unchanged: already at the storage version (same resourceVersion).
 	Unchanged int       `json:"unchanged"`
 	Gone      int       `json:"gone"`
@@ -153,6 +156,8 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 			switch outcome {
 			case rewritten:
 				r.Rewritten++
+			case accepted:
+				r.Accepted++
 			case unchanged:
 				r.Unchanged++
 			case gone:
@@ -193,6 +198,7 @@ type outcome int
 
 const (
 	rewritten outcome = iota
+	accepted
 	unchanged
 	gone
 	failed
@@ -227,7 +233,7 @@ func (m *Migrator) rewrite(ctx context.Context, ri dynamic.NamespaceableResource
 		got, err = client.Update(ctx, obj, opts)
 		switch {
 		case err == nil && dry:
-			return rewritten, Failure{}
+			return accepted, Failure{}
 		case err == nil && got.GetResourceVersion() == obj.GetResourceVersion():
 			return unchanged, Failure{}
 		case err == nil:

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/test/harness"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -199,6 +200,49 @@ func TestCRDDeletedAfterDiscovery(t *testing.T) {
 	}
 	if d := countRequests("/apis"); d != 1 {
 		t.Errorf("CRD deleted: discovery fetched %d times; want once (the cache was stale)", d)
+	}
+}
+
+// TestVersionUnservedAfterDiscovery: discovery, cached, maps the type to
+// a version the CRD has since stopped serving; the type is resolved again
+// with fresh discovery, once.
+func TestVersionUnservedAfterDiscovery(t *testing.T) {
+	ctx := context.Background()
+	schema := &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object"}}
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "graduates.unserved.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "unserved.example.com", Scope: apiextensionsv1.NamespaceScoped,
+			Names:    apiextensionsv1.CustomResourceDefinitionNames{Plural: "graduates", Singular: "graduate", Kind: "Graduate"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1alpha1", Served: true, Storage: true, Schema: schema}},
+		},
+	}
+	if err := testCluster.CreateCRDs(ctx, crd); err != nil {
+		t.Fatal(err)
+	}
+	cache := []string{"KUBECACHEDIR=" + t.TempDir()}
+	if r := bin.Run(t, "kubectl-crd", cache, "get", "graduates"); r.Code != 0 { // fills the cache
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
+	}
+	client := apiextensionsclient.NewForConfigOrDie(testCluster.Config).ApiextensionsV1().CustomResourceDefinitions()
+	live, err := client.Get(ctx, crd.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{
+		{Name: "v1alpha1", Served: false, Storage: false, Schema: schema},
+		{Name: "v1", Served: true, Storage: true, Schema: schema},
+	}
+	if _, err := client.Update(ctx, live, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testCluster.ResetRequests()
+	r := bin.Run(t, "kubectl-crd", cache, "get", "graduates", "-v=6")
+	if r.Code != 0 || strings.Contains(r.Stderr, "does not serve") || !strings.Contains(r.Stderr, "/apis/unserved.example.com/v1/namespaces/default/graduates") {
+		t.Errorf("exit %d; want the list at v1 after fresh discovery:\n%s", r.Code, r.Stderr)
+	}
+	if d := countRequests("/apis"); d != 1 {
+		t.Errorf("discovery fetched %d times; want once (the cache was stale)", d)
 	}
 }
 

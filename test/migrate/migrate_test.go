@@ -200,7 +200,7 @@ func TestMigrate(t *testing.T) {
 
 	for _, dry := range []string{"client", "server"} {
 		res, r := f.migrate("--dry-run=" + dry)
-		if r.Code != 0 || res.Objects != 300 || res.DryRun != dry {
+		if r.Code != 0 || res.Objects != 300 || res.DryRun != dry || (dry == "server") != (res.Accepted == 300) || res.Rewritten != 0 {
 			t.Errorf("--dry-run=%s: exit %d, %+v\n%s", dry, r.Code, res, r.Stderr)
 		}
 		if got := f.stored(); fmt.Sprint(got) != fmt.Sprint(before) || len(f.crd().Status.StoredVersions) != 2 {
@@ -212,6 +212,11 @@ func TestMigrate(t *testing.T) {
 		if !strings.Contains(plan.Stdout, want) {
 			t.Errorf("--dry-run=client's plan lacks %q:\n%s", want, plan.Stdout)
 		}
+	}
+
+	serverPlan := bin.Run(t, "kubectl-crd", nil, "migrate", "things.graduate.example.com", "--dry-run=server")
+	if want := "300 objects sent to the server at v1 (dry run: nothing written): 300 accepted, 0 gone, 0 would fail"; !strings.Contains(serverPlan.Stdout, want) {
+		t.Errorf("--dry-run=server says:\n%s\nwant %q", serverPlan.Stdout, want)
 	}
 
 	res, r := f.migrate("--chunk-size", "100")
@@ -438,5 +443,70 @@ func TestMigrateRefusesCategories(t *testing.T) {
 	r := bin.Run(t, "kubectl-crd", nil, "migrate", "all")
 	if r.Code != 2 || !strings.Contains(r.Stderr, `"all" is a category: migrating every CRD in it needs --all`) {
 		t.Errorf("exit %d:\n%s", r.Code, r.Stderr)
+	}
+}
+
+// TestGraduationExample runs the README's version graduation on
+// examples/graduation: CRD at v1alpha1 and its objects; v1 made the
+// storage version; list and diff say a migration is due; migrate; the
+// server then takes the CRD without v1alpha1.
+func TestGraduationExample(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join("..", "..", "examples", "graduation")
+	const name = "widgets.graduation.example.com"
+	if _, err := testCluster.Load(ctx, filepath.Join(dir, "widgets-v1alpha1.yaml"), filepath.Join(dir, "widgets.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t: t, group: "graduation.example.com"}
+	apply := func(file string) error {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := yaml.UnmarshalStrict(data, &crd); err != nil {
+			t.Fatal(err)
+		}
+		live, err := f.crdClient().ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		crd.ResourceVersion = live.ResourceVersion
+		_, err = f.crdClient().ApiextensionsV1().CustomResourceDefinitions().Update(ctx, &crd, metav1.UpdateOptions{})
+		return err
+	}
+	if err := apply("widgets-v1.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the server's handler takes the new storage version
+
+	list := bin.Run(t, "kubectl-crd", nil, "list", name, "--no-headers")
+	if fields := strings.Fields(list.Stdout); len(fields) < 8 || fields[3] != "v1alpha1,v1*" || fields[4] != "v1alpha1,v1" || fields[6] != "3" || fields[7] != "yes" {
+		t.Errorf("list before: %q%s", list.Stdout, list.Stderr)
+	}
+	d := bin.Run(t, "kubectl-crd", nil, "diff", "-f", filepath.Join(dir, "widgets-v1-only.yaml"))
+	if d.Code != 1 || !strings.Contains(d.Stdout, "[stored-version-removed]") || !strings.Contains(d.Stdout, "kubectl crd migrate "+name) {
+		t.Errorf("diff: exit %d\n%s%s", d.Code, d.Stdout, d.Stderr)
+	}
+	if err := apply("widgets-v1-only.yaml"); err == nil || !strings.Contains(err.Error(), "must remain in spec.versions until a storage migration") {
+		t.Errorf("before the migration the server should refuse the CRD without v1alpha1; it said %v", err)
+	}
+	m := bin.Run(t, "kubectl-crd", nil, "migrate", "widgets.graduation.example.com")
+	if m.Code != 0 || !strings.Contains(m.Stdout, "3 objects migrated to v1: 3 rewritten") || !strings.Contains(m.Stdout, "storedVersions [v1alpha1 v1] is now [v1]") {
+		t.Errorf("migrate: exit %d\n%s%s", m.Code, m.Stdout, m.Stderr)
+	}
+	stored, err := testCluster.StoredVersions(ctx, "graduation.example.com", "widgets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != 3 || stored["default/small"] != "graduation.example.com/v1" || stored["default/medium"] != "graduation.example.com/v1" || stored["default/large"] != "graduation.example.com/v1" {
+		t.Errorf("etcd after the migration: %v; want the three widgets at v1", stored)
+	}
+	list = bin.Run(t, "kubectl-crd", nil, "list", name, "--no-headers")
+	if fields := strings.Fields(list.Stdout); len(fields) < 8 || fields[4] != "v1" || fields[7] != "no" {
+		t.Errorf("list after: %q%s", list.Stdout, list.Stderr)
+	}
+	if err := apply("widgets-v1-only.yaml"); err != nil {
+		t.Errorf("after the migration the server refuses the CRD without v1alpha1: %v", err)
 	}
 }
