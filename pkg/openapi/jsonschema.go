@@ -12,13 +12,21 @@ import (
 // JSONSchemaDraft is the JSON Schema dialect of the exported schemas.
 const JSONSchemaDraft = "http://json-schema.org/draft-07/schema#"
 
-// JSONSchema turns a CRD version's schema into a standalone JSON Schema for
-// editors and offline checkers (kubeconform, yaml-language-server): every
-// object the server would prune gets "additionalProperties": false, the
-// fields the server always keeps (apiVersion, kind, metadata at the root and
-// in embedded resources) are allowed, int-or-string becomes a choice of
-// integer or string, and nullable adds "null" to the type. Rules JSON
-// Schema cannot say (CEL, list types) are left to the server.
+// JSONSchema turns a CRD version's schema into a standalone JSON Schema
+// (draft 7) for editors and offline checkers (kubeconform,
+// yaml-language-server). Every OpenAPI v3.0 keyword whose meaning differs
+// in draft 7 is translated: every object the server would prune gets
+// "additionalProperties": false; the fields the server always keeps
+// (apiVersion, kind, metadata at the root and in embedded resources) are
+// allowed; exclusiveMinimum and exclusiveMaximum become the numeric bounds
+// draft 7 expects; int-or-string becomes a choice of integer or string;
+// nullable lets null through type and anyOf (not enum: the server
+// refuses a null its enum does not list); a required field with a
+// default is not required (the server fills it in before it checks);
+// format is dropped, since Kubernetes' formats are not JSON Schema's (a
+// draft 7 "uri" needs a scheme, Kubernetes' does not; "int32", "byte" and
+// "duration" are unknown to draft 7). What JSON Schema cannot say (CEL,
+// list types, formats, metadata rules) is left to the server.
 func JSONSchema(crd *apiextensionsv1.CustomResourceDefinition, version string) (map[string]any, error) {
 	val, err := apihelpers.GetSchemaForVersion(crd, version)
 	if err != nil || val == nil || val.OpenAPIV3Schema == nil {
@@ -47,6 +55,20 @@ func JSONSchemaFileName(crd *apiextensionsv1.CustomResourceDefinition, version s
 	return strings.ToLower(crd.Spec.Names.Kind) + "_" + version + ".json"
 }
 
+// exclusiveBound turns OpenAPI v3.0's boolean exclusive bound (beside the
+// bound itself) into draft 7's numeric one.
+func exclusiveBound(s map[string]any, bound, exclusive string) {
+	ex, ok := s[exclusive].(bool)
+	if !ok {
+		return
+	}
+	delete(s, exclusive)
+	if v, has := s[bound]; ex && has {
+		s[exclusive] = v
+		delete(s, bound)
+	}
+}
+
 // convert rewrites one schema node and everything below it. resourceRoot
 // marks the root of a resource (the CRD's or an embedded one), where the
 // server keeps apiVersion, kind and metadata whatever the schema says.
@@ -67,6 +89,27 @@ func convert(s map[string]any, resourceRoot, preserve bool) {
 	if b, _ := s["nullable"].(bool); b {
 		if t, ok := s["type"].(string); ok {
 			s["type"] = []any{t, "null"}
+		}
+		if anyOf, ok := s["anyOf"].([]any); ok {
+			s["anyOf"] = append(anyOf, map[string]any{"type": "null"})
+		}
+	}
+	delete(s, "nullable")
+	exclusiveBound(s, "minimum", "exclusiveMinimum")
+	exclusiveBound(s, "maximum", "exclusiveMaximum")
+	delete(s, "format")
+	if required, ok := s["required"].([]any); ok {
+		props, _ := s["properties"].(map[string]any)
+		var kept []any
+		for _, r := range required {
+			if p, _ := props[fmt.Sprint(r)].(map[string]any); p == nil || p["default"] == nil {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) == 0 {
+			delete(s, "required")
+		} else {
+			s["required"] = kept
 		}
 	}
 	if resourceRoot {
