@@ -3,10 +3,14 @@ package openapi
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	"k8s.io/kube-openapi/pkg/validation/validate"
 )
 
 // JSONSchemaDraft is the JSON Schema dialect of the exported schemas.
@@ -22,7 +26,9 @@ const JSONSchemaDraft = "http://json-schema.org/draft-07/schema#"
 // draft 7 expects; int-or-string becomes a choice of integer or string;
 // nullable lets null through type and anyOf (not enum: the server
 // refuses a null its enum does not list); a required field with a
-// default is not required (the server fills it in before it checks);
+// default is not required (the server fills it in before it checks), and
+// a branch of allOf, anyOf, oneOf or not that the default fails requires
+// the field;
 // format is dropped, since Kubernetes' formats are not JSON Schema's (a
 // draft 7 "uri" needs a scheme, Kubernetes' does not; "int32", "byte" and
 // "duration" are unknown to draft 7). What JSON Schema cannot say (CEL,
@@ -67,6 +73,65 @@ func exclusiveBound(s map[string]any, bound, exclusive string) {
 		s[exclusive] = v
 		delete(s, bound)
 	}
+}
+
+// requireUnlessDefaultFits keeps the meaning of allOf, anyOf, oneOf and
+// not over fields with a default. The server defaults before it validates,
+// so an absent field is its default there; to a JSON Schema consumer it is
+// absent, and a branch's properties say nothing of it. A branch whose
+// condition on such a field the default does not meet (as the server's
+// own validator judges it) therefore requires the field: absent, it
+// fails, as the default fails on the server.
+func requireUnlessDefaultFits(s map[string]any) {
+	props, _ := s["properties"].(map[string]any)
+	defaults := map[string]any{}
+	for k, p := range props {
+		if pm, ok := p.(map[string]any); ok && pm["default"] != nil {
+			defaults[k] = pm["default"]
+		}
+	}
+	if len(defaults) == 0 {
+		return
+	}
+	var branches []map[string]any
+	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+		list, _ := s[k].([]any)
+		for _, b := range list {
+			if bm, ok := b.(map[string]any); ok {
+				branches = append(branches, bm)
+			}
+		}
+	}
+	if not, ok := s["not"].(map[string]any); ok {
+		branches = append(branches, not)
+	}
+	for _, b := range branches {
+		bprops, _ := b["properties"].(map[string]any)
+		for k, cond := range bprops {
+			d, ok := defaults[k]
+			if !ok || fits(cond, d) {
+				continue
+			}
+			required, _ := b["required"].([]any)
+			if !slices.Contains(required, any(k)) {
+				b["required"] = append(required, k)
+			}
+		}
+	}
+}
+
+// fits tells whether a value meets an OpenAPI schema, as the server's
+// validator (kube-openapi's) judges it.
+func fits(schema, value any) bool {
+	data, err := json.Marshal(schema)
+	if err != nil {
+		return true
+	}
+	var sch spec.Schema
+	if err := json.Unmarshal(data, &sch); err != nil {
+		return true
+	}
+	return validate.NewSchemaValidator(&sch, nil, "", strfmt.Default).Validate(value).IsValid()
 }
 
 // convert rewrites one schema node and everything below it. resourceRoot
@@ -129,6 +194,7 @@ func convert(s map[string]any, resourceRoot, preserve bool) {
 			props["metadata"] = map[string]any{"type": "object"}
 		}
 	}
+	requireUnlessDefaultFits(s)
 	if props, ok := s["properties"].(map[string]any); ok {
 		for k, p := range props {
 			if ps, ok := p.(map[string]any); ok {
@@ -150,6 +216,9 @@ func convert(s map[string]any, resourceRoot, preserve bool) {
 				}
 			}
 		}
+	}
+	if not, ok := s["not"].(map[string]any); ok {
+		convert(not, false, true)
 	}
 	if isObject && !preserve {
 		if _, ok := s["additionalProperties"]; !ok {

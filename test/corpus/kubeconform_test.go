@@ -1,0 +1,179 @@
+package corpus
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+)
+
+// TestKubeconform is a consumer's test of openapi -o jsonschema: the real
+// kubeconform, installed from the module proxy, checks the corpus's
+// examples against the schemas kubectl crd exports from the test cluster.
+// Every object the server created must pass; every object the server
+// refused for a reason a JSON Schema states (a type, an enum, a bound, a
+// length, a pattern, a required or unknown field) must fail. The other
+// refusals (CEL rules, metadata, formats) are counted.
+func TestKubeconform(t *testing.T) {
+	needCorpus(t)
+	kubeconform := installKubeconform(t)
+	schemas := t.TempDir()
+	if r := bin.Run(t, "kubectl-crd", nil, "openapi", "-o", "jsonschema", "--output-dir", schemas); r.Code != 0 {
+		t.Fatalf("openapi -o jsonschema: exit %d\n%s", r.Code, r.Stderr)
+	}
+
+	// One file per object, as the server saw it (JSON), named by its
+	// place in the lists above.
+	dir := t.TempDir()
+	source := map[string]*manifest.Document{}
+	write := func(prefix string, docs []manifest.Document) []string {
+		var files []string
+		for i, d := range docs {
+			f := filepath.Join(dir, fmt.Sprintf("%s-%04d.json", prefix, i))
+			if err := os.WriteFile(f, d.JSON, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			source[f] = &docs[i]
+			files = append(files, f)
+		}
+		return files
+	}
+	acceptedFiles, refusedFiles := write("accepted", accepted), write("refused", refused)
+	verdicts := runKubeconform(t, kubeconform, schemas, append(acceptedFiles, refusedFiles...))
+
+	passed := 0
+	for _, f := range acceptedFiles {
+		if v := verdicts[f]; v.Status == "statusValid" {
+			passed++
+		} else {
+			t.Errorf("the server created %s; kubeconform says %s: %s", source[f].Pos(), v.Status, v.Msg)
+		}
+	}
+
+	// Why the server refused each refused object, in its own words.
+	reasons := serverReasons(t, refusedFiles)
+	var caught, beyond int
+	var missedSchema []string
+	for _, f := range refusedFiles {
+		v := verdicts[f]
+		schemaReason := false
+		for _, e := range reasons[f] {
+			schemaReason = schemaReason || jsonSchemaCanSay(e)
+		}
+		switch {
+		case v.Status == "statusInvalid":
+			caught++
+		case schemaReason:
+			missedSchema = append(missedSchema, fmt.Sprintf("%s (%s): %v", source[f].Pos(), v.Status, reasons[f]))
+		default:
+			beyond++
+		}
+	}
+	sort.Strings(missedSchema)
+	for _, m := range missedSchema {
+		t.Errorf("the server refused it for a reason a JSON Schema states; kubeconform passed it: %s", m)
+	}
+	t.Logf("kubeconform: %d of %d objects the server created pass; of the %d it refused, %d fail in kubeconform too, %d were refused for what JSON Schema cannot state (CEL, metadata, formats)",
+		passed, len(acceptedFiles), len(refusedFiles), caught, beyond)
+}
+
+// installKubeconform builds kubeconform from the module proxy.
+func installKubeconform(t *testing.T) string {
+	t.Helper()
+	gobin := t.TempDir()
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "install", "github.com/yannh/kubeconform/cmd/kubeconform@latest")
+	cmd.Dir = gobin
+	cmd.Env = append(os.Environ(), "GOBIN="+gobin, "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("installing kubeconform from the module proxy: %v\n%s", err, out)
+	}
+	return filepath.Join(gobin, "kubeconform")
+}
+
+type kubeconformVerdict struct {
+	Filename string `json:"filename"`
+	Status   string `json:"status"`
+	Msg      string `json:"msg"`
+}
+
+// runKubeconform runs kubeconform -strict on the files, reading schemas
+// in the layout openapi -o jsonschema writes, and returns its verdict on
+// each file.
+func runKubeconform(t *testing.T, kubeconform, schemas string, files []string) map[string]kubeconformVerdict {
+	t.Helper()
+	args := append([]string{"-strict", "-verbose", "-output", "json",
+		"-schema-location", filepath.Join(schemas, "{{.Group}}", "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")}, files...)
+	out, err := exec.Command(kubeconform, args...).Output()
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+		t.Fatalf("kubeconform: %v\n%s", err, out)
+	}
+	var report struct {
+		Resources []kubeconformVerdict `json:"resources"`
+	}
+	if err := json.Unmarshal(out, &report); err != nil {
+		t.Fatalf("kubeconform's report: %v\n%s", err, out)
+	}
+	verdicts := map[string]kubeconformVerdict{}
+	for _, r := range report.Resources {
+		verdicts[r.Filename] = r
+	}
+	return verdicts
+}
+
+type serverError struct {
+	Field, Type, Message string
+}
+
+// serverReasons is validate's report (which agrees with the server, as
+// TestValidateAgreesWithServer shows) on each file: the server's causes.
+func serverReasons(t *testing.T, files []string) map[string][]serverError {
+	t.Helper()
+	args := []string{"validate", "-o", "json"}
+	for _, f := range files {
+		args = append(args, "-f", f)
+	}
+	r := bin.Run(t, "kubectl-crd", nil, args...)
+	var report struct {
+		Results []struct {
+			File   string
+			Errors []serverError
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil {
+		t.Fatalf("validate -o json: %v\n%s", err, r.Stderr)
+	}
+	out := map[string][]serverError{}
+	for _, res := range report.Results {
+		out[res.File] = append(out[res.File], res.Errors...)
+	}
+	return out
+}
+
+// jsonSchemaCanSay tells whether a refusal is one a JSON Schema states:
+// the OpenAPI schema's own checks (kube-openapi says "in body"), enums,
+// types, required and unknown fields; not CEL rules, metadata or formats
+// (kube-openapi says a format is a type: "must be of type ipv4"), nor
+// allOf/anyOf/oneOf/not, which the server may refuse for a format below
+// them.
+func jsonSchemaCanSay(e serverError) bool {
+	if strings.HasPrefix(e.Field, "metadata") || strings.Contains(e.Message, "must validate") || strings.Contains(e.Message, "must not validate") {
+		return false
+	}
+	if _, typ, ok := strings.Cut(e.Message, "in body must be of type "); ok {
+		typ, _, _ = strings.Cut(typ, ":")
+		return slices.Contains([]string{"string", "integer", "number", "boolean", "object", "array"}, typ)
+	}
+	switch e.Type {
+	case "FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong", "FieldValueTooMany":
+		return true
+	}
+	return strings.Contains(e.Message, "unknown field") || strings.Contains(e.Message, " in body ")
+}
