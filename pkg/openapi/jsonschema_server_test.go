@@ -120,24 +120,8 @@ func serverValidator(t *testing.T, root *apiextensionsv1.JSONSchemaProps) func(o
 // would: draft 7, formats asserted.
 func compileAsserting(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition) *jsonschema.Schema {
 	t.Helper()
-	doc, err := JSONSchema(crd, "v1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := json.Marshal(doc)
-	v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft7)
 	c.AssertFormat()
-	if err := c.AddResource("crd.json", v); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("crd.json")
-	if err != nil {
-		t.Fatalf("the exported schema does not compile: %v\n%s", err, data)
-	}
-	return s
+	return compileWith(t, c, crd, "v1")
 }

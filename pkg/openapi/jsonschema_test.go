@@ -27,23 +27,28 @@ func readCRD(t *testing.T, path string) *apiextensionsv1.CustomResourceDefinitio
 
 func compile(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, version string) *jsonschema.Schema {
 	t.Helper()
+	return compileWith(t, jsonschema.NewCompiler(), crd, version)
+}
+
+// compileWith exports a CRD version's JSON Schema and compiles it, read
+// back from JSON as a file would be.
+func compileWith(t *testing.T, c *jsonschema.Compiler, crd *apiextensionsv1.CustomResourceDefinition, version string) *jsonschema.Schema {
+	t.Helper()
 	doc, err := JSONSchema(crd, version)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Round-trip through JSON, as a file would be read.
 	data, _ := json.Marshal(doc)
 	v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := jsonschema.NewCompiler()
 	if err := c.AddResource("crd.json", v); err != nil {
 		t.Fatal(err)
 	}
 	s, err := c.Compile("crd.json")
 	if err != nil {
-		t.Fatalf("the exported schema does not compile: %v", err)
+		t.Fatalf("the exported schema does not compile: %v\n%s", err, data)
 	}
 	return s
 }
