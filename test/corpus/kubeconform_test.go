@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // TestKubeconform is a consumer's test of openapi -o jsonschema: the real
@@ -58,7 +60,7 @@ func TestKubeconform(t *testing.T) {
 		}
 	}
 
-	// Why the server refused each refused object, in its own words.
+	// Why the server refused each object, in its own words.
 	reasons := serverReasons(t, refusedFiles)
 	var caught, beyond int
 	var missedSchema []string
@@ -132,27 +134,20 @@ type serverError struct {
 	Field, Type, Message string
 }
 
-// serverReasons is validate's report (which agrees with the server, as
-// TestValidateAgreesWithServer shows) on each file: the server's causes.
+// serverReasons are the causes the server gave when it refused each of
+// the refused objects (their files, in the order of refused).
 func serverReasons(t *testing.T, files []string) map[string][]serverError {
 	t.Helper()
-	args := []string{"validate", "-o", "json"}
-	for _, f := range files {
-		args = append(args, "-f", f)
-	}
-	r := bin.Run(t, "kubectl-crd", nil, args...)
-	var report struct {
-		Results []struct {
-			File   string
-			Errors []serverError
-		}
-	}
-	if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil {
-		t.Fatalf("validate -o json: %v\n%s", err, r.Stderr)
-	}
 	out := map[string][]serverError{}
-	for _, res := range report.Results {
-		out[res.File] = append(out[res.File], res.Errors...)
+	for i, f := range files {
+		var status *apierrors.StatusError
+		if !errors.As(refusals[i], &status) || status.ErrStatus.Details == nil {
+			out[f] = []serverError{{Message: refusals[i].Error()}}
+			continue
+		}
+		for _, c := range status.ErrStatus.Details.Causes {
+			out[f] = append(out[f], serverError{Field: c.Field, Type: string(c.Type), Message: c.Message})
+		}
 	}
 	return out
 }

@@ -30,6 +30,8 @@ var (
 	// accepted and refused are the example objects of those CRDs the
 	// server created and refused.
 	accepted, refused []manifest.Document
+	// refusals are the server's errors for refused, in the same order.
+	refusals []error
 )
 
 func TestMain(m *testing.M) {
@@ -129,6 +131,7 @@ func loadCorpus(ctx context.Context) error {
 				}
 				if err := testCluster.CreateObjects(ctx, obj); err != nil {
 					refused = append(refused, d)
+					refusals = append(refusals, err)
 					continue
 				}
 				accepted = append(accepted, d)
