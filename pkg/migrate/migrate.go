@@ -9,15 +9,14 @@ package migrate
 
 import (
 	"context"
-
 	"errors"
 	"fmt"
-	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"slices"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
@@ -119,7 +118,7 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 	// Before any write: every object can be read at the storage version
 	// (reading converts it).
 	r.Namespaces = map[string]int{}
-	seen := map[string]bool{} // should the list start again
+	seen := map[string]bool{} // a list that starts again (410) repeats objects
 	err = m.each(ctx, ri, opts.ChunkSize, func(page []unstructured.Unstructured) error {
 		for _, o := range page {
 			if !seen[key(&o)] {
@@ -174,7 +173,7 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 	if err != nil {
 		return r, err
 	}
-	sort.Slice(r.Failed, func(i, j int) bool { return key2(r.Failed[i]) < key2(r.Failed[j]) })
+	sort.Slice(r.Failed, func(i, j int) bool { return failureKey(r.Failed[i]) < failureKey(r.Failed[j]) })
 	switch {
 	case opts.DryRun != "":
 		r.NotPruned = "dry run"
@@ -351,4 +350,4 @@ func versionNames(crd *apiextensionsv1.CustomResourceDefinition) []string {
 
 func key(o *unstructured.Unstructured) string { return o.GetNamespace() + "/" + o.GetName() }
 
-func key2(f Failure) string { return f.Namespace + "/" + f.Name }
+func failureKey(f Failure) string { return f.Namespace + "/" + f.Name }
