@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
@@ -21,8 +23,9 @@ type OpenAPIOptions struct {
 	f *Factory
 
 	Version   int    // 3 or 2
-	Output    string // json or yaml
+	Output    string // json, yaml or jsonschema; empty: the layout's
 	OutputDir string
+	Layout    string // who reads --output-dir; empty: the output's
 	Args      []string
 
 	catalog *catalog.Catalog
@@ -30,7 +33,7 @@ type OpenAPIOptions struct {
 
 // NewCmdOpenAPI makes kubectl crd openapi.
 func NewCmdOpenAPI(f *Factory) *cobra.Command {
-	o := &OpenAPIOptions{f: f, Version: 3, Output: "json"}
+	o := &OpenAPIOptions{f: f, Version: 3}
 	c := &cobra.Command{
 		Use:   "openapi [GROUP/VERSION... | TYPE...]",
 		Short: "Print the OpenAPI documents the API server publishes for CRDs",
@@ -43,8 +46,14 @@ CRDs without an argument). JSON output is the server's own bytes.`,
 		Example: `  # The v3 document of one group version, offline
   kubectl crd openapi stable.example.com/v1 --crds examples/crds
 
-  # Every group version, laid out as the server's paths
+  # Every group version, laid out as the server's paths (kubectl-validate's
+  # --local-schemas reads this directory)
   kubectl crd openapi --output-dir openapi/
+
+  # JSON Schemas for kubeconform, and for VS Code's YAML extension
+  # (yaml.kubernetesCRDStore.url set to the directory)
+  kubectl crd openapi -o jsonschema --output-dir schemas/
+  kubectl crd openapi --layout vscode --output-dir crd-store/
 
   # The Swagger 2.0 document for two types
   kubectl crd openapi --openapi-version=2 crontabs widgets`,
@@ -60,18 +69,42 @@ CRDs without an argument). JSON output is the server's own bytes.`,
 		ValidArgsFunction: completeGroupVersions(f),
 	}
 	c.Flags().IntVar(&o.Version, "openapi-version", o.Version, "The OpenAPI version: 3 or 2.")
-	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json, yaml, or jsonschema (one JSON Schema per kind and version, written to --output-dir).")
+	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json (the default), yaml, or jsonschema (one JSON Schema per kind and version, written to --output-dir).")
 	c.Flags().StringVar(&o.OutputDir, "output-dir", o.OutputDir, "Write each v3 document to DIR/apis/GROUP/VERSION.json (or .yaml) instead of stdout.")
+	c.Flags().StringVar(&o.Layout, "layout", o.Layout, "With --output-dir, the files for one reader: kubeconform (JSON Schemas at KIND_VERSION.json and GROUP/KIND_VERSION.json; the default of -o jsonschema), vscode (JSON Schemas at GROUP/KIND_VERSION.json, yaml.kubernetesCRDStore's layout), kubectl-validate (v3 documents at apis/GROUP/VERSION.json, for --local-schemas; the default of -o json).")
 	return c
 }
 
-// Validate checks the flags.
+// Validate checks the flags and fills in what the output and the layout
+// imply of each other.
 func (o *OpenAPIOptions) Validate() error {
 	if o.Version != 2 && o.Version != 3 {
 		return fmt.Errorf("--openapi-version must be 3 or 2, not %d", o.Version)
 	}
-	if o.Output != "json" && o.Output != "yaml" && o.Output != "jsonschema" {
+	if o.Output != "" && o.Output != "json" && o.Output != "yaml" && o.Output != "jsonschema" {
 		return fmt.Errorf("--output must be json, yaml or jsonschema, not %q", o.Output)
+	}
+	if o.Layout != "" {
+		layout := openapi.Layout(o.Layout)
+		switch {
+		case !slices.Contains(openapi.Layouts, layout):
+			return fmt.Errorf("--layout must be one of %s, not %q", layoutNames(), o.Layout)
+		case o.OutputDir == "":
+			return fmt.Errorf("--layout says where the files of --output-dir go: it needs --output-dir")
+		case layout.JSONSchemas() && o.Output != "" && o.Output != "jsonschema":
+			return fmt.Errorf("--layout %s holds JSON Schemas: it goes with -o jsonschema, not -o %s", layout, o.Output)
+		case !layout.JSONSchemas() && o.Output != "" && o.Output != "json":
+			return fmt.Errorf("--layout %s holds OpenAPI documents in JSON: it goes with -o json, not -o %s", layout, o.Output)
+		}
+		if o.Output == "" && layout.JSONSchemas() {
+			o.Output = "jsonschema"
+		}
+	}
+	if o.Output == "" {
+		o.Output = "json"
+	}
+	if o.Layout == "" && o.Output == "jsonschema" {
+		o.Layout = string(openapi.LayoutKubeconform)
 	}
 	if o.Output == "jsonschema" && o.OutputDir == "" {
 		return fmt.Errorf("-o jsonschema writes one file per kind and version: it needs --output-dir")
@@ -80,6 +113,14 @@ func (o *OpenAPIOptions) Validate() error {
 		return fmt.Errorf("--output-dir writes v3 documents; it does not go with --openapi-version=2")
 	}
 	return nil
+}
+
+func layoutNames() string {
+	names := make([]string, len(openapi.Layouts))
+	for i, l := range openapi.Layouts {
+		names[i] = string(l)
+	}
+	return strings.Join(names, ", ")
 }
 
 // Complete takes the arguments and makes the catalog.
@@ -101,35 +142,32 @@ func (o *OpenAPIOptions) Run(ctx context.Context) error {
 	return o.runV3(ctx)
 }
 
-// runJSONSchema writes DIR/KIND_VERSION.json and DIR/GROUP/KIND_VERSION.json
-// for every served version of the selected CRDs.
+// runJSONSchema writes the JSON Schema of every served version of the
+// selected CRDs where the layout puts it.
 func (o *OpenAPIOptions) runJSONSchema(ctx context.Context) error {
 	crds, err := o.selectedCRDs(ctx)
 	if err != nil {
 		return err
 	}
-	for _, crd := range crds {
-		for _, v := range crd.Spec.Versions {
-			if !v.Served {
-				continue
-			}
-			schema, err := openapi.JSONSchema(crd, v.Name)
-			if err != nil {
-				return err
-			}
-			data, err := json.MarshalIndent(schema, "", "  ")
-			if err != nil {
-				return err
-			}
-			name := openapi.JSONSchemaFileName(crd, v.Name)
-			for _, path := range []string{filepath.Join(o.OutputDir, name), filepath.Join(o.OutputDir, crd.Spec.Group, name)} {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					return err
-				}
-				if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-					return err
-				}
-			}
+	files, ambiguous := openapi.Layout(o.Layout).SchemaFiles(crds)
+	for _, name := range ambiguous {
+		o.f.Warn(fmt.Sprintf("%s not written: that kind and version is served by more than one group; use the path with the group", name))
+	}
+	for _, file := range files {
+		schema, err := openapi.JSONSchema(file.CRD, file.Version)
+		if err != nil {
+			return err
+		}
+		data, err := json.MarshalIndent(schema, "", "  ")
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(o.OutputDir, filepath.FromSlash(file.Path))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -177,7 +215,7 @@ func (o *OpenAPIOptions) runV3(ctx context.Context) error {
 			}
 			continue
 		}
-		path := filepath.Join(o.OutputDir, "apis", gv.Group, gv.Version+"."+o.Output)
+		path := filepath.Join(o.OutputDir, filepath.FromSlash(openapi.DocumentPath(gv, o.Output)))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}

@@ -111,6 +111,11 @@ func TestFlagChecks(t *testing.T) {
 		{[]string{"openapi", "-o", "xml"}, `--output must be json, yaml or jsonschema, not "xml"`},
 		{[]string{"openapi", "-o", "jsonschema"}, "-o jsonschema writes one file per kind and version: it needs --output-dir"},
 		{[]string{"openapi", "--output-dir", "d", "--openapi-version", "2"}, "--output-dir writes v3 documents; it does not go with --openapi-version=2"},
+		{[]string{"openapi", "--layout", "vscode"}, "--layout says where the files of --output-dir go: it needs --output-dir"},
+		{[]string{"openapi", "--layout", "kubeval", "--output-dir", "d"}, `--layout must be one of kubeconform, vscode, kubectl-validate, not "kubeval"`},
+		{[]string{"openapi", "--layout", "vscode", "--output-dir", "d", "-o", "json"}, "--layout vscode holds JSON Schemas: it goes with -o jsonschema, not -o json"},
+		{[]string{"openapi", "--layout", "kubectl-validate", "--output-dir", "d", "-o", "yaml"}, "--layout kubectl-validate holds OpenAPI documents in JSON: it goes with -o json, not -o yaml"},
+		{[]string{"openapi", "--layout", "kubectl-validate", "--output-dir", "d", "--openapi-version", "2"}, "--output-dir writes v3 documents; it does not go with --openapi-version=2"},
 		{[]string{"explain", "crontabs", "-o", "yaml"}, `--output "yaml" is not supported: use plaintext, plaintext-openapiv2, detailed or markdown`},
 		{[]string{"explain", "-o", "markdown"}, "-o markdown documents one TYPE[.FIELD...]"},
 	}

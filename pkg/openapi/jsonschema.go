@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -53,12 +52,6 @@ func JSONSchema(crd *apiextensionsv1.CustomResourceDefinition, version string) (
 	root["$schema"] = JSONSchemaDraft
 	root["title"] = fmt.Sprintf("%s (%s/%s)", crd.Spec.Names.Kind, crd.Spec.Group, version)
 	return root, nil
-}
-
-// JSONSchemaFileName is the file name kubeconform and yaml-language-server
-// look for: lower-case kind, underscore, version.
-func JSONSchemaFileName(crd *apiextensionsv1.CustomResourceDefinition, version string) string {
-	return strings.ToLower(crd.Spec.Names.Kind) + "_" + version + ".json"
 }
 
 // exclusiveBound turns OpenAPI v3.0's boolean exclusive bound (beside the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // TestKubeconform is a consumer's test of openapi -o jsonschema: the real
@@ -49,7 +50,29 @@ func TestKubeconform(t *testing.T) {
 		return files
 	}
 	acceptedFiles, refusedFiles := write("accepted", accepted), write("refused", refused)
-	verdicts := runKubeconform(t, kubeconform, schemas, append(acceptedFiles, refusedFiles...))
+	files := append(slices.Clone(acceptedFiles), refusedFiles...)
+	verdicts := runKubeconform(t, kubeconform, filepath.Join(schemas, "{{.Group}}", "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"), files)
+	// The layout holds each schema for kubeconform's template without the
+	// group too, and the vscode layout for the template with it.
+	flat := runKubeconform(t, kubeconform, filepath.Join(schemas, "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"), files)
+	vscode := t.TempDir()
+	if r := bin.Run(t, "kubectl-crd", nil, "openapi", "--layout", "vscode", "--output-dir", vscode); r.Code != 0 {
+		t.Fatalf("openapi --layout vscode: exit %d\n%s", r.Code, r.Stderr)
+	}
+	grouped := runKubeconform(t, kubeconform, filepath.Join(vscode, "{{.Group}}", "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"), files)
+	// A kind and version that two groups serve (Gateway v1) has no schema
+	// without the group, which kubeconform reports as an error.
+	for _, f := range files {
+		v, wantFlat := verdicts[f], verdicts[f].Status
+		tm := source[f].TypeMeta()
+		gv, _ := schema.ParseGroupVersion(tm.APIVersion)
+		if _, err := os.Stat(filepath.Join(schemas, strings.ToLower(tm.Kind+"_"+gv.Version)+".json")); err != nil {
+			wantFlat = "statusError"
+		}
+		if flat[f].Status != wantFlat || grouped[f].Status != v.Status {
+			t.Errorf("%s: kubeconform says %s with the group in the path, %s without it (want %s), %s in the vscode layout", source[f].Pos(), v.Status, flat[f].Status, wantFlat, grouped[f].Status)
+		}
+	}
 
 	passed := 0
 	for _, f := range acceptedFiles {
@@ -107,12 +130,11 @@ type kubeconformVerdict struct {
 }
 
 // runKubeconform runs kubeconform -strict on the files, reading schemas
-// in the layout openapi -o jsonschema writes, and returns its verdict on
+// where the -schema-location template says, and returns its verdict on
 // each file.
-func runKubeconform(t *testing.T, kubeconform, schemas string, files []string) map[string]kubeconformVerdict {
+func runKubeconform(t *testing.T, kubeconform, location string, files []string) map[string]kubeconformVerdict {
 	t.Helper()
-	args := append([]string{"-strict", "-verbose", "-output", "json",
-		"-schema-location", filepath.Join(schemas, "{{.Group}}", "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json")}, files...)
+	args := append([]string{"-strict", "-verbose", "-output", "json", "-schema-location", location}, files...)
 	out, err := exec.Command(kubeconform, args...).Output()
 	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
 		t.Fatalf("kubeconform: %v\n%s", err, out)

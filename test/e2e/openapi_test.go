@@ -3,11 +3,14 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
-	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"io/fs"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/test/harness"
 )
 
@@ -133,6 +136,14 @@ func TestOpenAPIOutputDir(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
+	dir = t.TempDir()
+	r = bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, "openapi", "--layout", "vscode", "--output-dir", dir, "crontabs", "--crds", crdDirs[1])
+	if r.Code != 0 {
+		t.Fatalf("--layout vscode: exit %d: %s", r.Code, r.Stderr)
+	}
+	if got := filesUnder(t, dir); !slices.Equal(got, []string{"stable.example.com/crontab_v1.json", "stable.example.com/crontab_v1beta1.json"}) {
+		t.Errorf("--layout vscode wrote %q", got)
+	}
 	r = bin.Run(t, "kubectl-crd", nil, "openapi", "-o", "jsonschema")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "needs --output-dir") {
 		t.Errorf("-o jsonschema without --output-dir: exit %d, %s", r.Code, r.Stderr)
@@ -141,4 +152,22 @@ func TestOpenAPIOutputDir(t *testing.T) {
 	if r.Code != 1 || r.Stderr != "error: no CustomResourceDefinition serves nosuch.example.com/v1\n" {
 		t.Errorf("unknown group version: exit %d, %s", r.Code, r.Stderr)
 	}
+}
+
+// filesUnder lists the files under dir, slash-separated and sorted.
+func filesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, path)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(files)
+	return files
 }
