@@ -3,6 +3,8 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,7 +105,7 @@ func TestFlagChecks(t *testing.T) {
 		err  string
 	}{
 		{[]string{"validate"}, "no input: name files or directories with -f, or a kustomization with -k"},
-		{[]string{"validate", "x.yaml"}, `unexpected arguments ["x.yaml"]: name files with -f`},
+		{[]string{"validate", "-k", "dir", "x.yaml"}, `unexpected arguments ["x.yaml"]: -k builds the input, files cannot be added to it`},
 		{[]string{"validate", "-f", "a", "-k", "b"}, "-f and -k cannot be used together"},
 		{[]string{"validate", "-f", "a", "-o", "xml"}, `--output must be one of text, json, yaml, junit, sarif, github, not "xml"`},
 		{[]string{"validate", "-f", "a", "--validate", "loose"}, `--validate must be strict, warn or ignore, not "loose"`},
@@ -142,5 +144,28 @@ func TestExplainComplete(t *testing.T) {
 	o.flags.APIVersion = "alpha.example.com/v1beta1"
 	if err := o.Complete(context.Background(), []string{"widgets.spec"}); err != nil || o.target.gvr.Version != "v1beta1" {
 		t.Errorf("--api-version: %v, %+v", err, o.target.gvr)
+	}
+}
+
+// TestValidateFileArguments: files named as arguments (as pre-commit
+// passes them) are checked as with -f, in the order given.
+func TestValidateFileArguments(t *testing.T) {
+	examples := filepath.Join("..", "..", "examples")
+	crds := filepath.Join(examples, "crds")
+	valid := filepath.Join(examples, "objects", "valid")
+	invalid := filepath.Join(examples, "objects", "invalid")
+	run := func(args ...string) (string, string, error) {
+		f, out, errOut := testFactory(t)
+		err := execute(f, append([]string{"validate", "--offline", "--crds", crds}, args...)...)
+		return out.String(), errOut.String(), err
+	}
+	wantOut, wantErr, wantCode := run("-f", invalid, "-f", valid)
+	gotOut, gotErr, gotCode := run("-f", invalid, valid)
+	if gotOut != wantOut || gotErr != wantErr || fmt.Sprint(gotCode) != fmt.Sprint(wantCode) {
+		t.Errorf("-f %s %s: %v\n%s%s\nwant, as with two -f: %v\n%s%s", invalid, valid, gotCode, gotOut, gotErr, wantCode, wantOut, wantErr)
+	}
+	var exit *ExitError
+	if !errors.As(gotCode, &exit) || exit.Code != 1 || !strings.Contains(gotOut, "invalid") {
+		t.Errorf("an invalid object named as an argument: %v\n%s", gotCode, gotOut)
 	}
 }

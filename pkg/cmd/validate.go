@@ -40,7 +40,7 @@ type ValidateOptions struct {
 func NewCmdValidate(f *Factory) *cobra.Command {
 	o := &ValidateOptions{f: f, Output: "text", Unknown: "strict"}
 	c := &cobra.Command{
-		Use:   "validate (-f PATH | -k DIR)",
+		Use:   "validate (-f PATH... | PATH... | -k DIR)",
 		Short: "Check local objects as the API server would, before apply",
 		Long: `Check custom resources in local files as the API server checks them, with
 the server's own code: unknown fields, defaults, the schema, metadata,
@@ -52,11 +52,14 @@ Online, an object that exists is checked as an update of the live object
 (transition rules with oldSelf, validation ratcheting), and a CRD that
 exists as an update of the live CRD (versions still stored, immutable
 fields, the ratcheting of CEL rules and schemas it already had); --old
-gives the old objects and CRDs from files instead. Each problem is reported with its file, line
-and column. Exit status: 0 when every object is valid (or skipped), 1 when
-one is invalid, 2 when the input cannot be read or checked.`,
+gives the old objects and CRDs from files instead. Files may be named with
+-f or as arguments (as a pre-commit hook passes them). Each problem is
+reported with its file, line and column. Exit status: 0 when every object
+is valid (or skipped), 1 when one is invalid, 2 when the input cannot be
+read or checked.`,
 		Example: `  kubectl crd validate -f examples/objects/invalid --crds examples/crds
   kubectl crd validate -f manifests/ -R -o json
+  kubectl crd validate --offline --crds crds/ deploy/*.yaml
   kubectl crd validate -k overlays/prod --offline --crds crds/ -o github
 
   # The objects as the server would store them: pruned and defaulted
@@ -85,9 +88,9 @@ one is invalid, 2 when the input cannot be read or checked.`,
 // Validate checks the flags.
 func (o *ValidateOptions) Validate(args []string) error {
 	switch {
-	case len(args) > 0:
-		return fmt.Errorf("unexpected arguments %q: name files with -f", args)
-	case len(o.Filenames) == 0 && o.Kustomize == "":
+	case len(args) > 0 && o.Kustomize != "":
+		return fmt.Errorf("unexpected arguments %q: -k builds the input, files cannot be added to it", args)
+	case len(o.Filenames) == 0 && len(args) == 0 && o.Kustomize == "":
 		return fmt.Errorf("no input: name files or directories with -f, or a kustomization with -k")
 	case len(o.Filenames) > 0 && o.Kustomize != "":
 		return fmt.Errorf("-f and -k cannot be used together")
@@ -96,6 +99,7 @@ func (o *ValidateOptions) Validate(args []string) error {
 	case o.Unknown != "strict" && o.Unknown != "warn" && o.Unknown != "ignore":
 		return fmt.Errorf("--validate must be strict, warn or ignore, not %q", o.Unknown)
 	}
+	o.Filenames = append(o.Filenames, args...)
 	return nil
 }
 
