@@ -14,6 +14,7 @@ devcluster:
 	go run ./test/devcluster
 
 # make dist VERSION=vX.Y.Z: release archives, checksums.txt and the krew
-# manifest (crd.yaml) in $(DIST).
+# manifest (crd.yaml) in $(DIST), and the manifest in a krew index's layout
+# in $(DIST)/index (plugins/crd.yaml).
 dist:
 	go run ./hack/dist -version $(VERSION) -out $(DIST)

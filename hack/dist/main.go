@@ -2,7 +2,9 @@
 // krew installs, packed with LICENSE (and the completion script) into
 // dist/kubectl-crd_VERSION_OS_ARCH.tar.gz (.zip for Windows), the archives'
 // dist/checksums.txt, and the krew manifest dist/crd.yaml rendered from
-// plugins/krew.yaml. Run it through "make dist VERSION=vX.Y.Z".
+// plugins/krew.yaml, also at dist/index/plugins/crd.yaml: the layout of a
+// krew index repository ("kubectl krew index add NAME URL"), for the
+// project's own index. Run it through "make dist VERSION=vX.Y.Z".
 package main
 
 import (
@@ -106,7 +108,14 @@ func run(version, out, manifest string, platforms []string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(out, "crd.yaml"), rendered, 0o644)
+	if err := os.WriteFile(filepath.Join(out, "crd.yaml"), rendered, 0o644); err != nil {
+		return err
+	}
+	index := filepath.Join(out, "index", "plugins")
+	if err := os.MkdirAll(index, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(index, "crd.yaml"), rendered, 0o644)
 }
 
 // build compiles a static, stripped, version-stamped binary.
