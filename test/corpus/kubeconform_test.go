@@ -3,17 +3,13 @@ package corpus
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -27,30 +23,14 @@ import (
 // refusals (CEL rules, metadata, formats) are counted.
 func TestKubeconform(t *testing.T) {
 	needCorpus(t)
-	kubeconform := installKubeconform(t)
+	kubeconform := goInstall(t, "github.com/yannh/kubeconform/cmd/kubeconform@latest")
 	schemas := t.TempDir()
 	if r := bin.Run(t, "kubectl-crd", nil, "openapi", "-o", "jsonschema", "--output-dir", schemas); r.Code != 0 {
 		t.Fatalf("openapi -o jsonschema: exit %d\n%s", r.Code, r.Stderr)
 	}
 
-	// One file per object, as the server saw it (JSON), named by its
-	// place in the lists above.
-	dir := t.TempDir()
-	source := map[string]*manifest.Document{}
-	write := func(prefix string, docs []manifest.Document) []string {
-		var files []string
-		for i, d := range docs {
-			f := filepath.Join(dir, fmt.Sprintf("%s-%04d.json", prefix, i))
-			if err := os.WriteFile(f, d.JSON, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			source[f] = &docs[i]
-			files = append(files, f)
-		}
-		return files
-	}
-	acceptedFiles, refusedFiles := write("accepted", accepted), write("refused", refused)
-	files := append(slices.Clone(acceptedFiles), refusedFiles...)
+	objs := writeObjectFiles(t)
+	files, source := objs.all(), objs.source
 	verdicts := runKubeconform(t, kubeconform, filepath.Join(schemas, "{{.Group}}", "{{.ResourceKind}}_{{.ResourceAPIVersion}}.json"), files)
 	// The layout holds each schema for kubeconform's template without the
 	// group too, and the vscode layout for the template with it.
@@ -75,52 +55,18 @@ func TestKubeconform(t *testing.T) {
 	}
 
 	passed := 0
-	for _, f := range acceptedFiles {
+	for _, f := range objs.accepted {
 		if v := verdicts[f]; v.Status == "statusValid" {
 			passed++
 		} else {
 			t.Errorf("the server created %s; kubeconform says %s: %s", source[f].Pos(), v.Status, v.Msg)
 		}
 	}
-
-	// Why the server refused each object, in its own words.
-	reasons := serverReasons(t, refusedFiles)
-	var caught, beyond int
-	var missedSchema []string
-	for _, f := range refusedFiles {
-		v := verdicts[f]
-		schemaReason := false
-		for _, e := range reasons[f] {
-			schemaReason = schemaReason || jsonSchemaCanSay(e)
-		}
-		switch {
-		case v.Status == "statusInvalid":
-			caught++
-		case schemaReason:
-			missedSchema = append(missedSchema, fmt.Sprintf("%s (%s): %v", source[f].Pos(), v.Status, reasons[f]))
-		default:
-			beyond++
-		}
-	}
-	sort.Strings(missedSchema)
-	for _, m := range missedSchema {
-		t.Errorf("the server refused it for a reason a JSON Schema states; kubeconform passed it: %s", m)
-	}
+	caught, beyond := objs.judgeRefusals(t, "kubeconform", func(f string) (bool, bool) {
+		return verdicts[f].Status == "statusInvalid", verdicts[f].Status != "statusInvalid"
+	})
 	t.Logf("kubeconform: %d of %d objects the server created pass; of the %d it refused, %d fail in kubeconform too, %d were refused for what JSON Schema cannot state (CEL, metadata, formats)",
-		passed, len(acceptedFiles), len(refusedFiles), caught, beyond)
-}
-
-// installKubeconform builds kubeconform from the module proxy.
-func installKubeconform(t *testing.T) string {
-	t.Helper()
-	gobin := t.TempDir()
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "install", "github.com/yannh/kubeconform/cmd/kubeconform@latest")
-	cmd.Dir = gobin
-	cmd.Env = append(os.Environ(), "GOBIN="+gobin, "GOFLAGS=")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("installing kubeconform from the module proxy: %v\n%s", err, out)
-	}
-	return filepath.Join(gobin, "kubeconform")
+		passed, len(objs.accepted), len(objs.refused), caught, beyond)
 }
 
 type kubeconformVerdict struct {
