@@ -72,6 +72,8 @@ CRDs without an argument). JSON output is the server's own bytes.`,
 	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json (the default), yaml, or jsonschema (one JSON Schema per kind and version, written to --output-dir).")
 	c.Flags().StringVar(&o.OutputDir, "output-dir", o.OutputDir, "Write each v3 document to DIR/apis/GROUP/VERSION.json (or .yaml) instead of stdout.")
 	c.Flags().StringVar(&o.Layout, "layout", o.Layout, "With --output-dir, the files for one reader: kubeconform (JSON Schemas at KIND_VERSION.json and GROUP/KIND_VERSION.json; the default of -o jsonschema), vscode (JSON Schemas at GROUP/KIND_VERSION.json, yaml.kubernetesCRDStore's layout), kubectl-validate (v3 documents at apis/GROUP/VERSION.json, for --local-schemas; the default of -o json).")
+	_ = c.RegisterFlagCompletionFunc("layout", cobra.FixedCompletions(layoutNames(), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "jsonschema"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
@@ -88,7 +90,7 @@ func (o *OpenAPIOptions) Validate() error {
 		layout := openapi.Layout(o.Layout)
 		switch {
 		case !slices.Contains(openapi.Layouts, layout):
-			return fmt.Errorf("--layout must be one of %s, not %q", layoutNames(), o.Layout)
+			return fmt.Errorf("--layout must be one of %s, not %q", strings.Join(layoutNames(), ", "), o.Layout)
 		case o.OutputDir == "":
 			return fmt.Errorf("--layout says where the files of --output-dir go: it needs --output-dir")
 		case layout.JSONSchemas() && o.Output != "" && o.Output != "jsonschema":
@@ -115,12 +117,12 @@ func (o *OpenAPIOptions) Validate() error {
 	return nil
 }
 
-func layoutNames() string {
+func layoutNames() []string {
 	names := make([]string, len(openapi.Layouts))
 	for i, l := range openapi.Layouts {
 		names[i] = string(l)
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // Complete takes the arguments and makes the catalog.

@@ -104,7 +104,7 @@ func TestFlagChecks(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{[]string{"validate"}, "no input: name files or directories with -f, or a kustomization with -k"},
+		{[]string{"validate"}, "no input: name files or directories (with -f or as arguments), or a kustomization with -k"},
 		{[]string{"validate", "-k", "dir", "x.yaml"}, `unexpected arguments ["x.yaml"]: -k builds the input, files cannot be added to it`},
 		{[]string{"validate", "-f", "a", "-k", "b"}, "-f and -k cannot be used together"},
 		{[]string{"validate", "-f", "a", "-o", "xml"}, `--output must be one of text, json, yaml, junit, sarif, github, not "xml"`},

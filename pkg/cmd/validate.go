@@ -91,7 +91,7 @@ func (o *ValidateOptions) Validate(args []string) error {
 	case len(args) > 0 && o.Kustomize != "":
 		return fmt.Errorf("unexpected arguments %q: -k builds the input, files cannot be added to it", args)
 	case len(o.Filenames) == 0 && len(args) == 0 && o.Kustomize == "":
-		return fmt.Errorf("no input: name files or directories with -f, or a kustomization with -k")
+		return fmt.Errorf("no input: name files or directories (with -f or as arguments), or a kustomization with -k")
 	case len(o.Filenames) > 0 && o.Kustomize != "":
 		return fmt.Errorf("-f and -k cannot be used together")
 	case !slices.Contains(validate.Formats, o.Output):

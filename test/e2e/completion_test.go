@@ -55,6 +55,7 @@ func TestCompletion(t *testing.T) {
 		// Group versions for openapi v3, types for v2.
 		{[]string{"openapi", "printing"}, []string{"printing.example.com/v1", "printing.example.com/v1beta1"}},
 		{[]string{"openapi", "--openapi-version=2", "cron"}, []string{"cron", "crontab", "crontabs"}},
+		{[]string{"openapi", "--layout", ""}, []string{"kubeconform", "vscode", "kubectl-validate"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
