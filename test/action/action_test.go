@@ -1,0 +1,146 @@
+// Package action runs the repository's GitHub Action (action.yml) on this
+// machine as a runner runs a composite action: each step's script with
+// bash, GITHUB_ACTION_PATH and RUNNER_TEMP set, and the step's env with the
+// inputs put in.
+package action
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+type action struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Branding    struct {
+		Icon  string `json:"icon"`
+		Color string `json:"color"`
+	} `json:"branding"`
+	Inputs map[string]struct {
+		Description string `json:"description"`
+		Required    bool   `json:"required"`
+		Default     string `json:"default"`
+	} `json:"inputs"`
+	Runs struct {
+		Using string `json:"using"`
+		Steps []struct {
+			Name  string            `json:"name"`
+			Shell string            `json:"shell"`
+			Env   map[string]string `json:"env"`
+			Run   string            `json:"run"`
+		} `json:"steps"`
+	} `json:"runs"`
+}
+
+func TestAction(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a action
+	if err := yaml.UnmarshalStrict(data, &a); err != nil {
+		t.Fatalf("action.yml: %v", err)
+	}
+	if a.Runs.Using != "composite" {
+		t.Fatalf("runs.using %q: the test runs composite actions", a.Runs.Using)
+	}
+	runnerTemp := t.TempDir()
+	examples := filepath.Join(root, "examples")
+
+	// run runs the action's steps with the inputs given, as a runner
+	// would, and returns the last step's output and exit status.
+	run := func(inputs map[string]string) (string, int) {
+		t.Helper()
+		var out bytes.Buffer
+		for _, step := range a.Runs.Steps {
+			if step.Shell != "bash" {
+				t.Fatalf("step %q: shell %q, want bash", step.Name, step.Shell)
+			}
+			env := append(os.Environ(), "GITHUB_ACTION_PATH="+root, "RUNNER_TEMP="+runnerTemp, "KUBECONFIG="+filepath.Join(runnerTemp, "none"),
+				"PATH="+filepath.Join(runtime.GOROOT(), "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+			for name, value := range step.Env {
+				env = append(env, name+"="+substitute(t, value, a, inputs))
+			}
+			if strings.Contains(step.Run, "${{") {
+				t.Fatalf("step %q splices an expression into its script: %s", step.Name, step.Run)
+			}
+			out.Reset()
+			cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step.Run)
+			cmd.Dir, cmd.Env = t.TempDir(), env
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Run(); err != nil {
+				if ee, ok := err.(*exec.ExitError); ok {
+					return out.String(), ee.ExitCode()
+				}
+				t.Fatalf("step %q: %v", step.Name, err)
+			}
+		}
+		return out.String(), 0
+	}
+
+	// Valid objects: no annotation, exit 0.
+	out, code := run(map[string]string{"files": filepath.Join(examples, "objects", "valid"), "crds": filepath.Join(examples, "crds")})
+	if code != 0 || strings.Contains(out, "::error") {
+		t.Errorf("valid CronTabs: exit %d\n%s", code, out)
+	}
+
+	// Invalid objects: an annotation on each line, exit 1, and the SARIF
+	// report with the same findings.
+	sarif := filepath.Join(t.TempDir(), "kubectl-crd.sarif")
+	invalid := filepath.Join(examples, "objects", "invalid")
+	out, code = run(map[string]string{"files": invalid + " " + filepath.Join(examples, "objects", "valid"), "crds": filepath.Join(examples, "crds"), "sarif": sarif})
+	annotations := strings.Count(out, "::error file="+filepath.Join(invalid, "crontabs.yaml")+",line=")
+	if code != 1 || annotations == 0 {
+		t.Fatalf("invalid CronTabs: exit %d, %d annotations\n%s", code, annotations, out)
+	}
+	var report struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Results []json.RawMessage `json:"results"`
+		} `json:"runs"`
+	}
+	data, err = os.ReadFile(sarif)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &report); err != nil || report.Version != "2.1.0" || len(report.Runs) != 1 || len(report.Runs[0].Results) != annotations {
+		t.Errorf("the SARIF report (%v): version %q, %d runs, want one run with the %d findings annotated\n%s", err, report.Version, len(report.Runs), annotations, data)
+	}
+
+	// No files: validate's own error, exit 2.
+	if _, code = run(map[string]string{"files": filepath.Join(t.TempDir(), "missing.yaml")}); code != 2 {
+		t.Errorf("a file that is not there: exit %d, want 2", code)
+	}
+}
+
+// substitute puts the inputs (or their defaults) in for ${{ inputs.NAME }},
+// the only expression the action's env uses.
+func substitute(t *testing.T, value string, a action, inputs map[string]string) string {
+	t.Helper()
+	for name, in := range a.Inputs {
+		v, ok := inputs[name]
+		if !ok {
+			if in.Required {
+				t.Fatalf("input %s is required", name)
+			}
+			v = in.Default
+		}
+		value = strings.ReplaceAll(value, "${{ inputs."+name+" }}", v)
+	}
+	if strings.Contains(value, "${{") {
+		t.Fatalf("an expression the test does not know: %s", value)
+	}
+	return value
+}
