@@ -1,7 +1,6 @@
-// Package cluster runs a real API server for CustomResourceDefinitions in
-// the current process: an apiextensions-apiserver over an embedded etcd,
-// behind a small loopback front that serves the discovery roots and checks
-// a bearer token. Tests start one per package; the devcluster command starts
+// Package cluster runs a real API server in the current process:
+// kube-apiserver over an embedded etcd, behind a small loopback front that
+// checks a bearer token, records requests and lets tests inject faults. Tests start one per package; the devcluster command starts
 // one for people.
 package cluster
 
@@ -11,7 +10,6 @@ import (
 	"crypto/tls"
 	"encoding/hex"
 	"flag"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -60,7 +58,7 @@ type Options struct {
 	Log io.Writer
 }
 
-// Start starts etcd, the apiextensions-apiserver and the front.
+// Start starts etcd, kube-apiserver and the front.
 func Start(opts Options) (c *Cluster, err error) {
 	dir := opts.Dir
 	removeDir := false
@@ -98,24 +96,11 @@ func Start(opts Options) (c *Cluster, err error) {
 	}
 	cleanups = append(cleanups, func() { etcd.Close() })
 
-	fake, err := writeUnusedKubeconfig(dir)
+	backend, stopServer, err := startAPIServer(context.Background(), dir, etcdURL, log)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	backend, stopped, err := startAPIServer(ctx, dir, etcdURL, fake, log)
-	cleanups = append(cleanups, func() {
-		cancel()
-		if stopped != nil {
-			select {
-			case <-stopped:
-			case <-time.After(30 * time.Second):
-			}
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
+	cleanups = append(cleanups, stopServer)
 
 	token, err := randomToken()
 	if err != nil {
@@ -240,20 +225,4 @@ func randomToken() (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(b), nil
-}
-
-// writeUnusedKubeconfig writes the kubeconfig the apiserver's delegated
-// authentication and authorization options insist on; with lookups skipped
-// nothing ever dials it.
-func writeUnusedKubeconfig(dir string) (string, error) {
-	path := filepath.Join(dir, "apiserver-delegation.kubeconfig")
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["unused"] = &clientcmdapi.Cluster{Server: "https://127.0.0.1:1"}
-	cfg.AuthInfos["unused"] = &clientcmdapi.AuthInfo{}
-	cfg.Contexts["unused"] = &clientcmdapi.Context{Cluster: "unused", AuthInfo: "unused"}
-	cfg.CurrentContext = "unused"
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		return "", fmt.Errorf("writing delegation kubeconfig: %w", err)
-	}
-	return path, nil
 }

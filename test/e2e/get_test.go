@@ -46,11 +46,17 @@ var getCases = [][]string{
 }
 
 // TestGetMatchesKubectl compares kubectl crd get with kubectl get
-// (server-side Tables) for each case: stdout, stderr and exit code.
+// (server-side Tables) for each case: stdout, stderr and exit code. A
+// category names its custom resources for kubectl crd get: kubectl gets
+// those.
 func TestGetMatchesKubectl(t *testing.T) {
 	for _, args := range getCases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			want := bin.Run(t, "kubectl", nil, append([]string{"get"}, args...)...)
+			kubectlArgs := args
+			if hasCategory(args[0]) {
+				kubectlArgs = append([]string{categoryTypes(t, args[0])}, args[1:]...)
+			}
+			want := bin.Run(t, "kubectl", nil, append([]string{"get"}, kubectlArgs...)...)
 			got := bin.Run(t, "kubectl-crd", nil, append([]string{"get"}, args...)...)
 			harness.Compare(t, got, want)
 		})

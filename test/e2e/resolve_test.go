@@ -11,7 +11,9 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/cmd"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/resource"
@@ -130,6 +132,7 @@ func kubectlResolve(t *testing.T, arg string) resolved {
 	cacheDir := t.TempDir()
 	flags.CacheDir = &cacheDir
 
+	custom := customResources(t)
 	var r resolved
 	err := resource.NewBuilder(flags).
 		Unstructured().
@@ -140,6 +143,11 @@ func kubectlResolve(t *testing.T, arg string) resolved {
 			if err != nil {
 				return err
 			}
+			// kubectl crd's categories hold the custom resources in
+			// them; the built-in ones are kubectl get's.
+			if hasCategory(arg) && !custom[info.Mapping.Resource.GroupResource().String()] {
+				return nil
+			}
 			r.Mappings = append(r.Mappings, describeMapping(info.Mapping))
 			return nil
 		})
@@ -148,6 +156,35 @@ func kubectlResolve(t *testing.T, arg string) resolved {
 	}
 	r.Warnings = warningLines(warnings.String())
 	return r
+}
+
+// customResources returns the group resources the cluster's CRDs define.
+func customResources(t *testing.T) map[string]bool {
+	t.Helper()
+	crds, err := apiextensionsclient.NewForConfigOrDie(testCluster.Config).ApiextensionsV1().CustomResourceDefinitions().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, crd := range crds.Items {
+		out[crd.Name] = true
+	}
+	return out
+}
+
+// categoryTypes is what a category argument names for kubectl crd get: the
+// custom resources kubectl finds in it, in kubectl's order, as one TYPE.
+func categoryTypes(t *testing.T, arg string) string {
+	t.Helper()
+	var names []string
+	for _, m := range kubectlResolve(t, arg).Mappings {
+		// "group/version, Resource=plural group/version, Kind=Kind scope"
+		gv, rest, _ := strings.Cut(m, ", Resource=")
+		plural, _, _ := strings.Cut(rest, " ")
+		group, _, _ := strings.Cut(gv, "/")
+		names = append(names, plural+"."+group)
+	}
+	return strings.Join(names, ",")
 }
 
 func pluginResolve(t *testing.T, arg string, crdPaths []string) resolved {

@@ -312,10 +312,10 @@ func TestValidateWarnsOnceForDeprecatedKinds(t *testing.T) {
 	}
 }
 
-// TestValidateSkipsBuiltInKinds validates, online, a built-in kind of a
-// named group (apps/v1 Deployment, served by the cluster without a CRD)
-// and of the core group beside a custom resource: the built-in kinds are
-// skipped, the custom resource is checked, and the exit status is 0.
+// TestValidateSkipsBuiltInKinds validates, online, built-in kinds of named
+// groups (served by kube-apiserver without a CRD) and of the core group
+// beside a custom resource: the built-in kinds are skipped, the custom
+// resource is checked, and the exit status is 0.
 func TestValidateSkipsBuiltInKinds(t *testing.T) {
 	input := filepath.Join(t.TempDir(), "apps.yaml")
 	writeFile(t, input, `apiVersion: apps/v1
@@ -335,12 +335,38 @@ apiVersion: printing.example.com/v1
 kind: Sample
 metadata: {name: checked}
 spec: {color: red}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec:
+  schedule: "0 3 * * *"
+  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web}
+spec: {defaultBackend: {service: {name: web, port: {number: 80}}}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: reader}
+rules: [{apiGroups: [""], resources: [pods], verbs: [get]}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web}
+spec: {minAvailable: 1, selector: {matchLabels: {app: web}}}
 `)
 	r := bin.Run(t, "kubectl-crd", nil, "validate", "-f", input)
 	for _, want := range []string{
 		input + ":1: Deployment/web: skipped: no CustomResourceDefinition for Deployment.apps",
 		input + ":10: ConfigMap/settings: skipped: no CustomResourceDefinition for ConfigMap",
-		"1 valid, 0 invalid, 2 skipped, 0 errors",
+		input + ":19: CronJob/nightly: skipped: no CustomResourceDefinition for CronJob.batch",
+		input + ":26: Ingress/web: skipped: no CustomResourceDefinition for Ingress.networking.k8s.io",
+		input + ":31: Role/reader: skipped: no CustomResourceDefinition for Role.rbac.authorization.k8s.io",
+		input + ":36: PodDisruptionBudget/web: skipped: no CustomResourceDefinition for PodDisruptionBudget.policy",
+		"1 valid, 0 invalid, 6 skipped, 0 errors",
 	} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("output lacks %q", want)
