@@ -149,6 +149,23 @@ func (c *Catalog) ForKind(ctx context.Context, gk schema.GroupKind) (*CRD, error
 	return crd, err
 }
 
+// Serves tells whether the source serves a kind at a version, built in or
+// custom, as its discovery says (looked up again once with fresh discovery
+// when a cached one says no).
+func (c *Catalog) Serves(gvk schema.GroupVersionKind) (bool, error) {
+	if err := c.needSource(); err != nil {
+		return false, err
+	}
+	err := c.refreshingStale(func() error {
+		_, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		return err
+	})
+	if meta.IsNoMatchError(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // ForResource returns the CRD named by a group resource (plural.group):
 // nil and no error when no CRD defines it.
 func (c *Catalog) ForResource(ctx context.Context, gr schema.GroupResource) (*CRD, error) {

@@ -9,11 +9,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
@@ -28,9 +31,12 @@ type ValidateOptions struct {
 	Output      string
 	Unknown     string
 	StrictKinds bool
+	SkipKinds   []string
 	Old         []string
 
 	catalog   *catalog.Catalog
+	builtIn   *builtin.Kinds
+	skip      func(schema.GroupVersionKind) bool
 	namespace string // where objects without one go
 	old       validate.OldLookup
 	oldCRD    oldCRD
@@ -42,11 +48,18 @@ func NewCmdValidate(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "validate (-f PATH... | PATH... | -k DIR)",
 		Short: "Check local objects as the API server would, before apply",
-		Long: `Check custom resources in local files as the API server checks them, with
-the server's own code: unknown fields, defaults, the schema, metadata,
-embedded resources, list types and CEL rules. CRDs come from the cluster, or
-with --crds from files, and CRDs in the input itself are used for the
-objects beside them (and are checked as the server checks a new CRD).
+		Long: `Check the objects in local files as the API server checks them, with the
+server's own code. Custom resources: unknown fields, defaults, the schema,
+metadata, embedded resources, list types and CEL rules; their CRDs come from
+the cluster, or with --crds from files, and CRDs in the input itself are
+used for the objects beside them (and are checked as the server checks a
+new CRD). Kinds kube-apiserver serves itself (Deployment, Service, Role,
+...): unknown fields, decoding, defaults and each resource's own validation,
+as kube-apiserver 1.37 does; online, the versions the cluster serves, else
+those kube-apiserver serves by default (a removed version is "no matches
+for kind"). Admission (quotas, limit ranges, pod security, policies,
+webhooks) and authorization are the cluster's and are not run: these are
+the checks a dry run reports before admission.
 
 Online, an object that exists is checked as an update of the live object
 (transition rules with oldSelf, validation ratcheting), and a CRD that
@@ -79,7 +92,8 @@ read or checked.`,
 	c.Flags().BoolVarP(&o.Recursive, "recursive", "R", false, "Read directories given with -f recursively.")
 	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(validate.Formats, ", ")+" (yaml: the valid objects as the server would store them; the report goes to stderr).")
 	c.Flags().StringVar(&o.Unknown, "validate", o.Unknown, "Unknown fields: strict (errors), warn (warnings) or ignore.")
-	c.Flags().BoolVar(&o.StrictKinds, "strict-kinds", false, "Report objects whose kind has no CRD as invalid instead of skipping them.")
+	c.Flags().BoolVar(&o.StrictKinds, "strict-kinds", false, "Report objects of kinds that cannot be checked (no CRD defines them) as invalid instead of skipping them.")
+	c.Flags().StringSliceVar(&o.SkipKinds, "skip-kinds", nil, "Kinds to skip unchecked, comma-separated: KIND, KIND.GROUP or GROUP/VERSION/KIND (v1/KIND for the core group).")
 	c.Flags().BoolVar(&f.NoCluster, "offline", false, "Never contact a cluster: CRDs come from --crds and the input only.")
 	c.Flags().StringArrayVar(&o.Old, "old", nil, "Files of the objects as they are now: an object found there is checked as an update of it.")
 	return c
@@ -99,8 +113,44 @@ func (o *ValidateOptions) Validate(args []string) error {
 	case o.Unknown != "strict" && o.Unknown != "warn" && o.Unknown != "ignore":
 		return fmt.Errorf("--validate must be strict, warn or ignore, not %q", o.Unknown)
 	}
+	skip, err := skipKinds(o.SkipKinds)
+	if err != nil {
+		return err
+	}
+	o.skip = skip
 	o.Filenames = append(o.Filenames, args...)
 	return nil
+}
+
+// skipKinds reads --skip-kinds: KIND, KIND.GROUP or GROUP/VERSION/KIND.
+func skipKinds(specs []string) (func(schema.GroupVersionKind) bool, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	kinds := map[string]bool{} // Kind
+	groupKinds := map[schema.GroupKind]bool{}
+	gvks := map[schema.GroupVersionKind]bool{}
+	for _, s := range specs {
+		switch parts := strings.Split(s, "/"); {
+		case s == "" || strings.Contains(s, " "):
+			return nil, fmt.Errorf("--skip-kinds: %q is not a kind", s)
+		case len(parts) == 3 && parts[0] != "" && parts[1] != "" && parts[2] != "":
+			gvks[schema.GroupVersionKind{Group: parts[0], Version: parts[1], Kind: parts[2]}] = true
+		case len(parts) == 2 && parts[0] != "" && parts[1] != "":
+			gvks[schema.GroupVersionKind{Version: parts[0], Kind: parts[1]}] = true
+		case len(parts) == 1:
+			if kind, group, ok := strings.Cut(s, "."); ok {
+				groupKinds[schema.GroupKind{Group: group, Kind: kind}] = true
+			} else {
+				kinds[s] = true
+			}
+		default:
+			return nil, fmt.Errorf("--skip-kinds: %q is not KIND, KIND.GROUP or GROUP/VERSION/KIND", s)
+		}
+	}
+	return func(gvk schema.GroupVersionKind) bool {
+		return kinds[gvk.Kind] || groupKinds[gvk.GroupKind()] || gvks[gvk]
+	}, nil
 }
 
 // Complete makes the catalog and says where old objects come from and
@@ -116,8 +166,33 @@ func (o *ValidateOptions) Complete() error {
 			o.namespace = ns
 		}
 	}
-	o.old, o.oldCRD, err = o.oldLookups(o.namespace)
+	if o.old, o.oldCRD, err = o.oldLookups(o.namespace); err != nil {
+		return err
+	}
+	o.builtIn, err = o.builtInKinds()
 	return err
+}
+
+// builtInKinds makes the checker of kube-apiserver's own kinds: online,
+// the versions the cluster serves and its namespaces; offline (or with no
+// cluster configured at all), kube-apiserver's defaults.
+func (o *ValidateOptions) builtInKinds() (*builtin.Kinds, error) {
+	if o.f.Offline() {
+		return builtin.New(nil, nil)
+	}
+	config, err := o.f.RESTConfig()
+	switch {
+	case errors.Is(err, errNoCluster):
+		return builtin.New(nil, nil)
+	case err != nil:
+		// The cluster that would say what it serves cannot be asked.
+		return builtin.New(func(schema.GroupVersionKind) (bool, error) { return false, err }, nil)
+	}
+	client, err := corev1client.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	return builtin.New(o.catalog.Serves, client.Namespaces())
 }
 
 // Run reads the input, validates every object and prints the report as
@@ -131,7 +206,7 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 		return &ExitError{Code: 2, Err: err}
 	}
 	printer := validate.NewPrinter(o.f.Streams.Out, o.f.Streams.ErrOut, o.Output, Version, isTerminal(o.f.Streams.Out))
-	opts := validate.Options{Unknown: validate.UnknownFields(o.Unknown), StrictKinds: o.StrictKinds, Keep: o.Output == "yaml",
+	opts := validate.Options{Unknown: validate.UnknownFields(o.Unknown), StrictKinds: o.StrictKinds, BuiltIn: o.builtIn, Skip: o.skip, Keep: o.Output == "yaml",
 		Namespace: o.namespace, Old: o.old, OldCRD: o.oldCRD, Emit: printer.Add}
 	report, err := validate.Documents(ctx, chunks, o.catalog, opts)
 	if err != nil {

@@ -43,7 +43,7 @@ func (o *ValidateOptions) oldLookups(namespace string) (validate.OldLookup, oldC
 	}
 	if err != nil {
 		// The cluster that would answer cannot be asked.
-		return func(context.Context, *apiextensionsv1.CustomResourceDefinition, schema.GroupVersionKind, string, string) (map[string]any, error) {
+		return func(context.Context, schema.GroupVersionKind, schema.GroupVersionResource, string, string) (map[string]any, error) {
 				return nil, err
 			}, func(context.Context, string) (*apiextensionsv1.CustomResourceDefinition, error) {
 				return nil, err
@@ -100,7 +100,7 @@ func oldFromFiles(paths []string, namespace string) (validate.OldLookup, oldCRD,
 		gvk := u.GroupVersionKind()
 		index[objectKey{gvk.Group, gvk.Kind, u.GetNamespace(), u.GetName()}] = u.Object
 	}
-	objects := func(_ context.Context, crd *apiextensionsv1.CustomResourceDefinition, gvk schema.GroupVersionKind, ns, name string) (map[string]any, error) {
+	objects := func(_ context.Context, gvk schema.GroupVersionKind, _ schema.GroupVersionResource, ns, name string) (map[string]any, error) {
 		if old := index[objectKey{gvk.Group, gvk.Kind, ns, name}]; old != nil {
 			return old, nil
 		}
@@ -149,8 +149,8 @@ func liveObjects(client dynamic.Interface) validate.OldLookup {
 	// A resource the server cannot list (after client-go's retries, which
 	// can take seconds) is not asked for again in another namespace.
 	var failed sync.Map // schema.GroupVersionResource -> error
-	return func(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, gvk schema.GroupVersionKind, ns, name string) (map[string]any, error) {
-		k := listKey{gvk.GroupVersion().WithResource(crd.Spec.Names.Plural), ns}
+	return func(ctx context.Context, _ schema.GroupVersionKind, gvr schema.GroupVersionResource, ns, name string) (map[string]any, error) {
+		k := listKey{gvr, ns}
 		byName, err := lists.Get(k, func() (map[string]map[string]any, error) {
 			if err, ok := failed.Load(k.gvr); ok {
 				return nil, err.(error)

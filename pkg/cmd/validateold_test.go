@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -33,20 +32,18 @@ func TestLiveObjectsListOncePerNamespace(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	crd := &apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-		Group: gvr.Group, Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "crontabs", Kind: "CronTab"}}}
 	gvk := gvr.GroupVersion().WithKind("CronTab")
 	lookup := liveObjects(client)
 	ctx := context.Background()
 
 	for _, name := range []string{"a", "b", "a"} {
-		obj, err := lookup(ctx, crd, gvk, "one", name)
+		obj, err := lookup(ctx, gvk, gvr, "one", name)
 		if err != nil || (obj != nil) != (name == "a") {
 			t.Fatalf("one/%s: %v, %v", name, obj, err)
 		}
 	}
 	for _, ns := range []string{"two", "three", "two"} {
-		if _, err := lookup(ctx, crd, gvk, ns, "x"); !apierrors.IsTooManyRequests(err) {
+		if _, err := lookup(ctx, gvk, gvr, ns, "x"); !apierrors.IsTooManyRequests(err) {
 			t.Fatalf("%s: %v, want the list's error", ns, err)
 		}
 	}

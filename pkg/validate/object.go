@@ -5,10 +5,13 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
@@ -44,6 +47,10 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 	}
 	gvk := obj.GroupVersionKind()
 	res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), obj.GetNamespace(), obj.GetName()
+	if opts.Skip != nil && opts.Skip(gvk) {
+		res.Status, res.Reason = "skipped", "skipped by --skip-kinds"
+		return res
+	}
 	if catalog.IsCRD(manifest.TypeMeta{APIVersion: res.APIVersion, Kind: res.Kind}) {
 		var old *apiextensionsv1.CustomResourceDefinition
 		if opts.OldCRD != nil && res.Name != "" {
@@ -58,21 +65,34 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 		res.report(d, CRD(ctx, d.JSON, old), opts)
 		return res
 	}
+	builtIn, err := c.builtinFor(gvk, d)
+	if err != nil {
+		res.Status, res.Reason = "error", err.Error()
+		return res
+	}
+	var notServed *builtin.NotServedError
+	switch {
+	case builtIn.kind != nil:
+		c.checkBuiltIn(ctx, d, &res, builtIn.kind, obj)
+		return res
+	case errors.As(builtIn.err, &notServed):
+		field := "kind"
+		if c.opts.BuiltIn.Knows(gvk.GroupKind()) {
+			field = "apiVersion"
+		}
+		res.add(d, Problem{Field: field, Type: "FieldValueNotSupported", Message: builtIn.err.Error()})
+		res.Status = "invalid"
+		return res
+	case builtIn.err != nil:
+		return res.unchecked(d, builtIn.err.Error(), opts)
+	}
 	found, err := c.crdFor(ctx, gvk.GroupKind(), d)
 	if err != nil {
 		res.Status, res.Reason = "error", err.Error()
 		return res
 	}
 	if found == nil {
-		reason := fmt.Sprintf("no CustomResourceDefinition for %s", gvk.GroupKind())
-		if !opts.StrictKinds {
-			res.Status, res.Reason = "skipped", reason
-			return res
-		}
-		res.add(d, Problem{Field: "kind", Type: "FieldValueNotFound",
-			Message: fmt.Sprintf("no matches for kind %q in version %q: %s", gvk.Kind, gvk.GroupVersion(), reason)})
-		res.Status = "invalid"
-		return res
+		return res.unchecked(d, fmt.Sprintf("no CustomResourceDefinition for %s", gvk.GroupKind()), opts)
 	}
 	crd := found.CustomResourceDefinition
 	if !apihelpers.HasServedCRDVersion(crd, gvk.Version) {
@@ -99,7 +119,7 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 				ns = namespaceOr(opts.Namespace)
 			}
 		}
-		if old, err = opts.Old(ctx, crd, gvk, ns, obj.GetName()); err != nil {
+		if old, err = opts.Old(ctx, gvk, gvk.GroupVersion().WithResource(crd.Spec.Names.Plural), ns, obj.GetName()); err != nil {
 			res.Status, res.Reason = "error", err.Error()
 			return res
 		}
@@ -113,6 +133,52 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 	}
 	res.report(d, out, opts)
 	return res
+}
+
+// unchecked is the result for an object of a kind kubectl crd cannot
+// check, for reason: skipped, or with --strict-kinds invalid.
+func (res *ObjectResult) unchecked(d *manifest.Document, reason string, opts Options) ObjectResult {
+	if !opts.StrictKinds {
+		res.Status, res.Reason = "skipped", reason
+		return *res
+	}
+	res.add(d, Problem{Field: "kind", Type: "FieldValueNotFound",
+		Message: fmt.Sprintf("no matches for kind %q in version %q: %s", res.Kind, res.APIVersion, reason)})
+	res.Status = "invalid"
+	return *res
+}
+
+// checkBuiltIn checks an object of a kind kube-apiserver serves itself, as
+// a create or, when it exists, an update.
+func (c *checker) checkBuiltIn(ctx context.Context, d *manifest.Document, res *ObjectResult, kind *builtin.Kind, obj *unstructured.Unstructured) {
+	opts := c.opts
+	var old map[string]any
+	if opts.Old != nil && obj.GetName() != "" {
+		ns := ""
+		if kind.Namespaced() {
+			if ns = obj.GetNamespace(); ns == "" {
+				ns = namespaceOr(opts.Namespace)
+			}
+		}
+		var err error
+		if old, err = opts.Old(ctx, kind.GVK, kind.Resource, ns, obj.GetName()); err != nil {
+			res.Status, res.Reason = "error", err.Error()
+			return
+		}
+	}
+	var out builtin.Result
+	if old != nil {
+		res.Operation = "update"
+		oldJSON, err := json.Marshal(old)
+		if err != nil {
+			res.Status, res.Reason = "error", err.Error()
+			return
+		}
+		out = kind.Update(ctx, d.JSON, oldJSON, opts.Keep)
+	} else {
+		out = kind.Create(ctx, d.JSON, opts.Namespace, opts.Keep)
+	}
+	res.report(d, Result{Unknown: out.Unknown, Err: out.Err, Warnings: out.Warnings, Object: out.Object}, opts)
 }
 
 // MaxRequestBytes is the largest request body the API server reads (its
@@ -176,6 +242,11 @@ func (res *ObjectResult) report(d *manifest.Document, out Result, opts Options) 
 	for _, c := range out.Causes() {
 		res.add(d, Problem{Field: c.Field, Type: c.Type, Message: c.Message})
 	}
+	for _, w := range out.Warnings {
+		p := Problem{Field: warningField(w), Type: "Warning", Message: w}
+		p.Line, p.Column = d.Position(placeOf(p.Field))
+		res.Warnings = append(res.Warnings, p)
+	}
 	// The server lists causes in no fixed order: report them in the
 	// order of the file.
 	byPlace := func(a, b Problem) int {
@@ -212,4 +283,15 @@ func placeOf(field string) string {
 		}
 	}
 	return field
+}
+
+// warningPath is a server warning that starts with the field it is about.
+var warningPath = regexp.MustCompile(`^([A-Za-z_$][\w$-]*(?:\[[^\]]*\])*(?:\.[A-Za-z_$][\w$-]*(?:\[[^\]]*\])*)*): `)
+
+// warningField is the field a server warning names first, "" when none.
+func warningField(w string) string {
+	if m := warningPath.FindStringSubmatch(w); m != nil {
+		return m[1]
+	}
+	return ""
 }

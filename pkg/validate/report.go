@@ -2,12 +2,14 @@ package validate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
 	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
+	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -67,7 +69,8 @@ type UnknownFields string
 
 // OldLookup finds the object a document would update: the live object, or
 // one given in a file; nil and no error when there is none (a create).
-type OldLookup func(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, gvk schema.GroupVersionKind, namespace, name string) (map[string]any, error)
+// gvr is the resource of the object's kind gvk.
+type OldLookup func(ctx context.Context, gvk schema.GroupVersionKind, gvr schema.GroupVersionResource, namespace, name string) (map[string]any, error)
 
 // Options say how Documents validates.
 type Options struct {
@@ -75,6 +78,11 @@ type Options struct {
 	// StrictKinds makes objects of kinds without a CRD invalid, not
 	// skipped.
 	StrictKinds bool
+	// BuiltIn checks the kinds kube-apiserver serves itself; nil skips
+	// them.
+	BuiltIn *builtin.Kinds
+	// Skip, when set, tells which kinds are skipped unchecked.
+	Skip func(schema.GroupVersionKind) bool
 	// Namespace is where namespaced objects without one go ("default"
 	// when empty), as kubectl apply sends them.
 	Namespace string
@@ -103,7 +111,7 @@ type Options struct {
 // error finding one (a cluster that cannot be asked) ends the check and
 // is returned.
 func Documents(ctx context.Context, chunks []manifest.Chunk, kinds Kinds, opts Options) (Report, error) {
-	c := &checker{kinds: kinds, opts: opts, crds: map[schema.GroupKind]*catalog.CRD{}}
+	c := &checker{kinds: kinds, opts: opts, crds: map[schema.GroupKind]*catalog.CRD{}, builtins: map[schema.GroupVersionKind]builtinKind{}}
 	out := newInOrder(len(chunks), opts.Emit)
 	parallel.Each(len(chunks), 1, func(i int) {
 		if c.failed() != nil {
@@ -130,9 +138,40 @@ type checker struct {
 	opts       Options
 	validators validators
 
-	mu   sync.Mutex // one catalog question at a time
-	crds map[schema.GroupKind]*catalog.CRD
-	err  error
+	mu       sync.Mutex // one catalog question at a time
+	crds     map[schema.GroupKind]*catalog.CRD
+	builtins map[schema.GroupVersionKind]builtinKind
+	err      error
+}
+
+// builtinKind is what builtin.Kinds said of a kind.
+type builtinKind struct {
+	kind *builtin.Kind
+	err  error // a *builtin.NotServedError or *builtin.UncheckedError
+}
+
+// builtinFor looks a kind up among kube-apiserver's own (nil: it is not
+// one of them).
+func (c *checker) builtinFor(gvk schema.GroupVersionKind, d *manifest.Document) (builtinKind, error) {
+	if c.opts.BuiltIn == nil {
+		return builtinKind{}, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if found, done := c.builtins[gvk]; done {
+		return found, nil
+	}
+	kind, err := c.opts.BuiltIn.Lookup(gvk)
+	var notServed *builtin.NotServedError
+	var unchecked *builtin.UncheckedError
+	if err != nil && !errors.As(err, &notServed) && !errors.As(err, &unchecked) {
+		if c.err == nil {
+			c.err = fmt.Errorf("finding whether the cluster serves %s (at %s): %w", gvk, d.Pos(), err)
+		}
+		return builtinKind{}, c.err
+	}
+	c.builtins[gvk] = builtinKind{kind, err}
+	return c.builtins[gvk], nil
 }
 
 // crdFor returns the CRD of a kind (nil: none defines it).

@@ -13,7 +13,6 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -197,7 +196,7 @@ kind: CronTab
 metadata: {name: b}
 spec: {replicas: 3}
 `
-	opts := Options{Namespace: "default", Old: func(_ context.Context, _ *apiextensionsv1.CustomResourceDefinition, _ schema.GroupVersionKind, ns, name string) (map[string]any, error) {
+	opts := Options{Namespace: "default", Old: func(_ context.Context, _ schema.GroupVersionKind, _ schema.GroupVersionResource, ns, name string) (map[string]any, error) {
 		if ns == "default" && name == "a" {
 			return old, nil
 		}

@@ -2,7 +2,9 @@ package validate
 
 import (
 	"context"
+	"errors"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -12,6 +14,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/crdserverscheme"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -97,6 +100,8 @@ type Result struct {
 	// Err is the server's error: usually an Invalid StatusError whose
 	// causes are the field errors; nil when the object is valid.
 	Err error
+	// Warnings are the server's warnings.
+	Warnings []string
 	// Object is the object as the server would store it (when valid).
 	Object map[string]any
 }
@@ -169,11 +174,19 @@ func (v *Validator) update(ctx context.Context, obj, old map[string]any) Result 
 // them in its Status.
 func (r Result) Causes() []FieldError {
 	var out []FieldError
-	if se, ok := r.Err.(*apierrors.StatusError); ok && se.ErrStatus.Details != nil {
+	var decode *builtin.DecodeError
+	var se *apierrors.StatusError
+	switch {
+	case r.Err == nil:
+	case errors.As(r.Err, &decode):
+		out = append(out, FieldError{Field: decode.Field, Type: string(metav1.StatusReasonBadRequest), Message: decode.Error()})
+	case errors.As(r.Err, &se) && se.ErrStatus.Details != nil && len(se.ErrStatus.Details.Causes) > 0:
 		for _, c := range se.ErrStatus.Details.Causes {
 			out = append(out, FieldError{Field: c.Field, Type: string(c.Type), Message: c.Message})
 		}
-	} else if r.Err != nil {
+	case errors.As(r.Err, &se):
+		out = append(out, FieldError{Type: string(se.ErrStatus.Reason), Message: se.Error()})
+	default:
 		out = append(out, FieldError{Type: string(field.ErrorTypeInternal), Message: r.Err.Error()})
 	}
 	return out

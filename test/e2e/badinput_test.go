@@ -82,7 +82,7 @@ func TestBadInputSuite(t *testing.T) {
 	}, {
 		name:   "tab in the second document, after a good one",
 		args:   []string{"validate", "-f", filepath.Join(bad, "tab-in-second-doc.yaml"), "--offline"},
-		stdout: "$REPO/test/testdata/bad/tab-in-second-doc.yaml:3: ConfigMap/: skipped: no CustomResourceDefinition for ConfigMap\n$REPO/test/testdata/bad/tab-in-second-doc.yaml:9: error: invalid YAML: found character that cannot start any token\n0 valid, 0 invalid, 1 skipped, 1 errors\n",
+		stdout: "$REPO/test/testdata/bad/tab-in-second-doc.yaml:3:1: metadata.name: Required value: name or generateName is required\n$REPO/test/testdata/bad/tab-in-second-doc.yaml:9: error: invalid YAML: found character that cannot start any token\n0 valid, 1 invalid, 0 skipped, 1 errors\n",
 		code:   2,
 	}, {
 		name:   "duplicate key",

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -39,15 +40,7 @@ func TestValidateMatchesServerDryRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths := []string{objectDir, filepath.Join(repoRoot, "examples/objects"), filepath.Join(updates, "ledgers.new.yaml"), filepath.Join(repoRoot, "test/testdata/badcrds"), filepath.Join(runaway, "pairings.yaml")}
-	args := []string{"validate", "-o", "json", "-R"}
-	for _, p := range paths {
-		args = append(args, "-f", p)
-	}
-	r := bin.Run(t, "kubectl-crd", nil, args...)
-	var report validate.Report
-	if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil {
-		t.Fatalf("exit %d: %v\n%s%s", r.Code, err, r.Stdout, r.Stderr)
-	}
+	report := validate.Report{Results: validateJSON(t, paths...)}
 	docs, err := manifest.ReadPaths(paths, true, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -230,8 +223,10 @@ func TestValidateCommand(t *testing.T) {
 	if bad.Code != 2 || !strings.Contains(bad.Stdout, "malformed.yaml:7: error: invalid YAML") {
 		t.Errorf("unreadable input: exit %d, %s%s", bad.Code, bad.Stdout, bad.Stderr)
 	}
-	skipped := bin.Run(t, "kubectl-crd", offline, "validate", "-f", filepath.Join(repoRoot, "test/testdata/crds/doohickeys.gamma.v1beta1.yaml"), "--crds", crdDirs[1])
-	if skipped.Code != 0 || !strings.Contains(skipped.Stdout, "ConfigMap/not-a-crd: skipped: no CustomResourceDefinition for ConfigMap") {
+	gadget := filepath.Join(t.TempDir(), "gadget.yaml")
+	writeFile(t, gadget, "apiVersion: example.org/v1\nkind: Gadget\nmetadata: {name: g}\n")
+	skipped := bin.Run(t, "kubectl-crd", offline, "validate", "-f", gadget, "--crds", crdDirs[1])
+	if skipped.Code != 0 || !strings.Contains(skipped.Stdout, "Gadget/g: skipped: no CustomResourceDefinition for Gadget.example.org") {
 		t.Errorf("an object of a kind without CRD: exit %d\n%s", skipped.Code, skipped.Stdout)
 	}
 
@@ -312,11 +307,11 @@ func TestValidateWarnsOnceForDeprecatedKinds(t *testing.T) {
 	}
 }
 
-// TestValidateSkipsBuiltInKinds validates, online, built-in kinds of named
-// groups (served by kube-apiserver without a CRD) and of the core group
-// beside a custom resource: the built-in kinds are skipped, the custom
-// resource is checked, and the exit status is 0.
-func TestValidateSkipsBuiltInKinds(t *testing.T) {
+// TestValidateChecksBuiltInKinds validates, online, kinds kube-apiserver
+// serves itself, of named groups and of the core group, beside a custom
+// resource: each is checked and valid; --skip-kinds skips the kinds it
+// names, in each of its forms.
+func TestValidateChecksBuiltInKinds(t *testing.T) {
 	input := filepath.Join(t.TempDir(), "apps.yaml")
 	writeFile(t, input, `apiVersion: apps/v1
 kind: Deployment
@@ -359,20 +354,122 @@ metadata: {name: web}
 spec: {minAvailable: 1, selector: {matchLabels: {app: web}}}
 `)
 	r := bin.Run(t, "kubectl-crd", nil, "validate", "-f", input)
+	if r.Code != 0 || !strings.HasSuffix(r.Stdout, "7 valid, 0 invalid, 0 skipped, 0 errors\n") {
+		t.Errorf("exit %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	r = bin.Run(t, "kubectl-crd", nil, "validate", "-f", input, "--skip-kinds", "Deployment.apps,v1/ConfigMap", "--skip-kinds", "rbac.authorization.k8s.io/v1/Role,Sample")
 	for _, want := range []string{
-		input + ":1: Deployment/web: skipped: no CustomResourceDefinition for Deployment.apps",
-		input + ":10: ConfigMap/settings: skipped: no CustomResourceDefinition for ConfigMap",
-		input + ":19: CronJob/nightly: skipped: no CustomResourceDefinition for CronJob.batch",
-		input + ":26: Ingress/web: skipped: no CustomResourceDefinition for Ingress.networking.k8s.io",
-		input + ":31: Role/reader: skipped: no CustomResourceDefinition for Role.rbac.authorization.k8s.io",
-		input + ":36: PodDisruptionBudget/web: skipped: no CustomResourceDefinition for PodDisruptionBudget.policy",
-		"1 valid, 0 invalid, 6 skipped, 0 errors",
+		input + ":1: Deployment/web: skipped: skipped by --skip-kinds",
+		input + ":10: ConfigMap/settings: skipped: skipped by --skip-kinds",
+		input + ":14: Sample/checked: skipped: skipped by --skip-kinds",
+		input + ":31: Role/reader: skipped: skipped by --skip-kinds",
+		"3 valid, 0 invalid, 4 skipped, 0 errors",
 	} {
 		if !strings.Contains(r.Stdout, want) {
-			t.Errorf("output lacks %q", want)
+			t.Errorf("output lacks %q:\n%s%s", want, r.Stdout, r.Stderr)
 		}
 	}
 	if r.Code != 0 {
 		t.Errorf("exit %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestValidateMixedDirectory validates, offline, a directory as projects
+// keep one: a CRD, its custom resources and built-in kinds, invalid as
+// people get them wrong, and a kustomization of it all. -k gives one report
+// with every object's verdict, each error at its file, line and column,
+// and exit status 1; -f gives the same, and skips the kustomization
+// itself.
+func TestValidateMixedDirectory(t *testing.T) {
+	dir := t.TempDir()
+	crd, err := os.ReadFile(filepath.Join(repoRoot, "examples/crds/crontab.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "crd.yaml"), string(crd))
+	app := filepath.Join(dir, "app.yaml")
+	writeFile(t, app, `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: "three"
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: other}
+    spec:
+      containers:
+      - name: web
+        image: nginx
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: Web_Svc
+spec:
+  selector: {app: web}
+  ports:
+  - port: 99999
+---
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: nightly}
+spec: {cronSpec: "0 3 * * *", image: busybox, replicas: 2}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  selector:
+    matchLabels: {app: api}
+  template:
+    metadata:
+      labels: {app: other}
+    spec:
+      containers:
+      - name: api
+        image: nginx
+---
+apiVersion: extensions/v1beta1
+kind: Ingress
+metadata: {name: old}
+spec: {backend: {serviceName: web, servicePort: 80}}
+`)
+	writeFile(t, filepath.Join(dir, "kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [crd.yaml, app.yaml]\n")
+	wantErrors := []string{
+		app + `:6:3: spec.replicas: Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`,
+		app + `:20:3: metadata.name: Invalid value: "Web_Svc": a lowercase RFC 1123 label`,
+		app + `:24:5: spec.ports[0].port: Invalid value: 99999: must be between 1 and 65535, inclusive`,
+		app + `:40:7: spec.template.metadata.labels: Invalid value: {"app":"other"}: ` + "`selector` does not match template `labels`",
+		app + `:47:1: kind: no matches for kind "Ingress" in version "extensions/v1beta1"`,
+	}
+	offline := []string{"KUBECONFIG="}
+	r := bin.Run(t, "kubectl-crd", offline, "validate", "-f", dir, "--offline")
+	for _, want := range append(wantErrors, dir+"/kustomization.yaml:1: Kustomization/: skipped: no CustomResourceDefinition for Kustomization.kustomize.config.k8s.io",
+		"2 valid, 4 invalid, 1 skipped, 0 errors") {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("-f: output lacks %q:\n%s%s", want, r.Stdout, r.Stderr)
+		}
+	}
+	if r.Code != 1 {
+		t.Errorf("-f: exit %d, want 1", r.Code)
+	}
+	r = bin.Run(t, "kubectl-crd", offline, "validate", "-k", dir, "--offline", "-o", "json")
+	var report validate.Report
+	if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil {
+		t.Fatalf("-k: exit %d: %v\n%s%s", r.Code, err, r.Stdout, r.Stderr)
+	}
+	var verdicts []string
+	for _, res := range report.Results {
+		verdicts = append(verdicts, res.Kind+"/"+res.Name+" "+res.Status)
+	}
+	// In kustomize's order of applying: CRDs first.
+	want := []string{"CustomResourceDefinition/crontabs.stable.example.com valid", "Service/Web_Svc invalid", "Deployment/api invalid",
+		"Deployment/web invalid", "Ingress/old invalid", "CronTab/nightly valid"}
+	if !slices.Equal(verdicts, want) || r.Code != 1 {
+		t.Errorf("-k: exit %d, verdicts %q, want %q", r.Code, verdicts, want)
 	}
 }

@@ -1,0 +1,340 @@
+// Package builtin checks objects of the kinds kube-apiserver serves itself
+// (Deployment, Service, Role, ...) as kube-apiserver checks a create or an
+// update before admission, with its own code: the JSON decoding of
+// fieldValidation=Strict (unknown fields), the defaulting and conversion
+// of its scheme (k8s.io/kubernetes/pkg/api/legacyscheme), and each
+// resource's registry strategy (k8s.io/kubernetes/pkg/registry/...):
+// PrepareForCreate and Validate, or PrepareForUpdate and ValidateUpdate,
+// with declarative validation where the strategy runs it.
+//
+// Admission (quotas, limit ranges, pod security, policies, webhooks) and
+// authorization (RBAC escalation, paramKind access) are the cluster's and
+// are not run.
+package builtin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/warning"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	sigsjson "sigs.k8s.io/json"
+)
+
+// Kinds are the kinds kube-apiserver serves and stores.
+type Kinds struct {
+	byGK   map[schema.GroupKind]*resource
+	served func(schema.GroupVersionKind) (bool, error)
+	strict runtime.Serializer // decodes as fieldValidation=Strict
+	plain  runtime.Serializer // decodes as storage reads
+	// paths reads request paths as kube-apiserver does.
+	paths *genericapirequest.RequestInfoFactory
+}
+
+// New makes Kinds. served, when not nil, says which versions the cluster
+// serves (its discovery); nil takes kube-apiserver's defaults. namespaces
+// reads namespaces for the checks that need one (a ResourceClaim asking
+// for admin access); nil when there is no cluster: those checks then fail
+// saying so.
+func New(served func(schema.GroupVersionKind) (bool, error), namespaces corev1client.NamespaceInterface) (*Kinds, error) {
+	if namespaces == nil {
+		var err error
+		if namespaces, err = offlineNamespaces(); err != nil {
+			return nil, err
+		}
+	}
+	k := &Kinds{byGK: map[schema.GroupKind]*resource{}, served: served, paths: &genericapirequest.RequestInfoFactory{
+		APIPrefixes:          sets.NewString("api", "apis"),
+		GrouplessAPIPrefixes: sets.NewString("api"),
+	}}
+	for _, r := range resources(namespaces) {
+		k.byGK[schema.GroupKind{Group: r.gr.Group, Kind: r.kind}] = &r
+	}
+	for _, info := range legacyscheme.Codecs.SupportedMediaTypes() {
+		if info.MediaType == runtime.ContentTypeJSON {
+			k.strict, k.plain = info.StrictSerializer, info.Serializer
+		}
+	}
+	return k, nil
+}
+
+// Kind is a kind kube-apiserver serves at one version.
+type Kind struct {
+	GVK      schema.GroupVersionKind
+	Resource schema.GroupVersionResource
+	strategy Strategy
+	kinds    *Kinds
+}
+
+// Namespaced tells whether objects of the kind live in namespaces.
+func (k *Kind) Namespaced() bool { return k.strategy.NamespaceScoped() }
+
+// NotServedError is the answer for a kind of a built-in group that the
+// server does not serve at that version (a removed version, say).
+type NotServedError struct{ GVK schema.GroupVersionKind }
+
+func (e *NotServedError) Error() string {
+	return fmt.Sprintf("no matches for kind %q in version %q", e.GVK.Kind, e.GVK.GroupVersion())
+}
+
+// UncheckedError is the answer for a kind the server serves but does not
+// store (a review), or that kubectl crd has no strategy for (one served
+// only when the cluster switches it on).
+type UncheckedError struct{ GVK schema.GroupVersionKind }
+
+func (e *UncheckedError) Error() string {
+	return fmt.Sprintf("%s %s is served by kube-apiserver, but not as an object kubectl crd can check", e.GVK.GroupVersion(), e.GVK.Kind)
+}
+
+// Lookup returns the kind gvk names: nil and no error when its group is
+// not one of kube-apiserver's own, a *NotServedError when the server does
+// not serve it, an *UncheckedError when it does but kubectl crd cannot
+// check its objects, or an error when the cluster cannot say what it
+// serves.
+func (k *Kinds) Lookup(gvk schema.GroupVersionKind) (*Kind, error) {
+	if !legacyscheme.Scheme.IsGroupRegistered(gvk.Group) {
+		return nil, nil
+	}
+	r := k.byGK[gvk.GroupKind()]
+	served := r != nil && slices.Contains(r.versions, gvk.Version)
+	if k.served != nil {
+		var err error
+		if served, err = k.served(gvk); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case !served:
+		return nil, &NotServedError{GVK: gvk}
+	case r == nil || r.strategy == nil || !legacyscheme.Scheme.Recognizes(gvk):
+		return nil, &UncheckedError{GVK: gvk}
+	}
+	return &Kind{GVK: gvk, Resource: r.gr.WithVersion(gvk.Version), strategy: r.strategy, kinds: k}, nil
+}
+
+// Result is what the server would say of one object.
+type Result struct {
+	// Unknown are the paths of the fields the server does not know
+	// (fieldValidation=Strict refuses them).
+	Unknown []string
+	// Err is the server's refusal: an Invalid StatusError whose causes are
+	// the field errors, a *DecodeError, or another StatusError; nil when
+	// the object is valid.
+	Err error
+	// Warnings are the server's warnings (deprecated or ignored fields).
+	Warnings []string
+	// Object is the object as the server would store it, at the version of
+	// the request (with keep).
+	Object map[string]any
+}
+
+// Create checks body, an object of the kind in JSON, as the server checks
+// a create of it in its own namespace, or else in namespace ("default"
+// when ""). keep asks for Result.Object.
+func (k *Kind) Create(ctx context.Context, body []byte, namespace string, keep bool) (res Result) {
+	defer recovered(&res)
+	obj, m, res := k.decode(body)
+	if obj == nil {
+		return res
+	}
+	if k.Namespaced() {
+		if ns := m.GetNamespace(); ns != "" {
+			namespace = ns
+		}
+		if namespace == "" {
+			namespace = "default"
+		}
+	} else {
+		namespace = ""
+	}
+	rest.FillObjectMetaSystemFields(m)
+	if m.GetName() == "" && m.GetGenerateName() != "" {
+		m.SetName(k.strategy.GenerateName(m.GetGenerateName()))
+	}
+	ctx, warnings := k.request(ctx, http.MethodPost, namespace, "")
+	res.Err = rest.BeforeCreate(k.strategy, ctx, obj)
+	return k.finish(res, obj, warnings, keep)
+}
+
+// finish adds the server's warnings to res and, with keep, the object it
+// would store.
+func (k *Kind) finish(res Result, obj runtime.Object, w *warnings, keep bool) Result {
+	res.Warnings = w.list()
+	if keep && res.Err == nil {
+		res.Object, res.Err = k.encode(obj)
+	}
+	return res
+}
+
+// Update checks body as the server checks the update kubectl apply makes
+// of live, the live object in JSON (as a GET returns it, or as a file has
+// it): the three-way merge of the configuration last applied, body and
+// live, checked against live decoded and defaulted as storage reads it.
+func (k *Kind) Update(ctx context.Context, body, live []byte, keep bool) (res Result) {
+	defer recovered(&res)
+	old, err := k.decodeLive(live)
+	if err != nil {
+		return Result{Err: err}
+	}
+	// The live object as a GET returns it: what storage keeps, encoded.
+	stored, err := k.encodeJSON(old)
+	if err != nil {
+		return Result{Err: err}
+	}
+	patched, unchanged, err := k.applied(body, stored)
+	if err != nil {
+		return Result{Err: fmt.Errorf("merging the object into the live %s, as kubectl apply does: %w", k.GVK.Kind, err)}
+	}
+	if unchanged {
+		// kubectl apply sends nothing.
+		res := Result{}
+		if keep {
+			res.Object, res.Err = k.encode(old)
+		}
+		return res
+	}
+	obj, m, res := k.decode(patched)
+	if obj == nil {
+		return res
+	}
+	oldMeta, err := meta.Accessor(old)
+	if err != nil {
+		res.Err = apierrors.NewInternalError(err)
+		return res
+	}
+	if oldMeta.GetResourceVersion() == "" {
+		oldMeta.SetResourceVersion("1") // an old object from a file
+	}
+	if m.GetResourceVersion() == "" {
+		m.SetResourceVersion(oldMeta.GetResourceVersion())
+	}
+	ctx, warnings := k.request(ctx, http.MethodPatch, oldMeta.GetNamespace(), oldMeta.GetName())
+	res.Err = rest.BeforeUpdate(k.strategy, ctx, obj, old)
+	return k.finish(res, obj, warnings, keep)
+}
+
+// decodeLive decodes the live object as storage reads it: defaulted,
+// unknown fields dropped.
+func (k *Kind) decodeLive(live []byte) (runtime.Object, error) {
+	into, err := legacyscheme.Scheme.New(k.hub().WithKind(k.GVK.Kind))
+	if err != nil {
+		return nil, err
+	}
+	old, _, err := legacyscheme.Codecs.DecoderToVersion(k.kinds.plain, k.hub()).Decode(live, &k.GVK, into)
+	if err != nil {
+		return nil, fmt.Errorf("reading the live %s: %w", k.GVK.Kind, err)
+	}
+	return old, nil
+}
+
+// ErrPanicked marks the error of a check that kube-apiserver's code
+// panicked in: the server answers such a request with an internal error.
+var ErrPanicked = errors.New("kube-apiserver's code panicked on this object")
+
+// recovered turns a panic of the server's code into res's error.
+func recovered(res *Result) {
+	if r := recover(); r != nil {
+		*res = Result{Err: apierrors.NewInternalError(fmt.Errorf("%w: %v\n%s", ErrPanicked, r, debug.Stack()))}
+	}
+}
+
+// hub is the version objects are decoded to and checked at.
+func (k *Kind) hub() schema.GroupVersion {
+	return schema.GroupVersion{Group: k.GVK.Group, Version: runtime.APIVersionInternal}
+}
+
+// request is the context of the server's request for the object: its
+// namespace, its request info (declarative validation reads the version
+// and resource from it), a recorder of warnings, and no request logging.
+func (k *Kind) request(ctx context.Context, method, namespace, name string) (context.Context, *warnings) {
+	path := "/apis/" + k.Resource.Group + "/" + k.Resource.Version
+	if k.Resource.Group == "" {
+		path = "/api/" + k.Resource.Version
+	}
+	if namespace != "" {
+		path += "/namespaces/" + namespace
+	}
+	path += "/" + k.Resource.Resource
+	if name != "" {
+		path += "/" + name
+	}
+	w := &warnings{}
+	ctx = genericapirequest.WithNamespace(ctx, namespace)
+	req, err := http.NewRequestWithContext(ctx, method, path, nil)
+	if err == nil {
+		if info, err := k.kinds.paths.NewRequestInfo(req); err == nil {
+			ctx = genericapirequest.WithRequestInfo(ctx, info)
+		}
+	}
+	ctx = warning.WithWarningRecorder(ctx, w)
+	return klog.NewContext(ctx, logr.Discard()), w
+}
+
+// encode writes obj at the version of the request, as the server returns
+// it.
+func (k *Kind) encode(obj runtime.Object) (map[string]any, error) {
+	js, err := k.encodeJSON(obj)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, sigsjson.UnmarshalCaseSensitivePreserveInts(js, &out)
+}
+
+func (k *Kind) encodeJSON(obj runtime.Object) ([]byte, error) {
+	return runtime.Encode(legacyscheme.Codecs.LegacyCodec(k.GVK.GroupVersion()), obj)
+}
+
+// warnings records the server's warnings for one request.
+type warnings struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (w *warnings) AddWarning(_, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !slices.Contains(w.seen, text) {
+		w.seen = append(w.seen, text)
+	}
+}
+
+func (w *warnings) list() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seen
+}
+
+// Knows tells whether kube-apiserver serves the kind at some version.
+func (k *Kinds) Knows(gk schema.GroupKind) bool {
+	return k.byGK[gk] != nil
+}
+
+// Defaults lists the kinds, at each version, that kube-apiserver serves
+// by default.
+func (k *Kinds) Defaults() []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for gk, r := range k.byGK {
+		for _, v := range r.versions {
+			out = append(out, gk.WithVersion(v))
+		}
+	}
+	slices.SortFunc(out, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) })
+	return out
+}

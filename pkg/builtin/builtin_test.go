@@ -1,0 +1,307 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"sigs.k8s.io/yaml"
+)
+
+func kinds(t *testing.T) *Kinds {
+	t.Helper()
+	k, err := New(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func lookup(t *testing.T, k *Kinds, apiVersion, kind string) *Kind {
+	t.Helper()
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := k.Lookup(gv.WithKind(kind))
+	if err != nil || found == nil {
+		t.Fatalf("%s %s: %v, %v", apiVersion, kind, found, err)
+	}
+	return found
+}
+
+func body(t *testing.T, y string) []byte {
+	t.Helper()
+	js, err := yaml.YAMLToJSON([]byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+// causes lists a result's error as "FIELD TYPE" lines, sorted.
+func causes(res Result) []string {
+	var out []string
+	var de *DecodeError
+	var se *apierrors.StatusError
+	switch {
+	case errors.As(res.Err, &de):
+		out = append(out, de.Field+" BadRequest")
+	case errors.As(res.Err, &se) && se.ErrStatus.Details != nil:
+		for _, c := range se.ErrStatus.Details.Causes {
+			out = append(out, c.Field+" "+string(c.Type))
+		}
+	case res.Err != nil:
+		out = append(out, "error "+res.Err.Error())
+	}
+	for _, u := range res.Unknown {
+		out = append(out, u+" unknown")
+	}
+	sort.Strings(out)
+	return out
+}
+
+const webDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: other}}
+    spec:
+      containers:
+      - name: c
+        image: nginx
+        ports: [{containerPort: 99999}]
+`
+
+func TestCreate(t *testing.T) {
+	k := kinds(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, apiVersion, kind, object string
+		want                           []string
+	}{
+		{"webDeployment's selector and port", "apps/v1", "Deployment", webDeployment, []string{
+			"spec.template.metadata.labels FieldValueInvalid",
+			"spec.template.spec.containers[0].ports[0].containerPort FieldValueInvalid",
+		}},
+		{"a string for a number, in the second item of a list", "apps/v1", "Deployment", `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers:
+      - {name: a, image: nginx}
+      - {name: b, image: nginx, ports: [{containerPort: 80}, {containerPort: "x"}]}
+`, []string{"spec.template.spec.containers[1].ports[1].containerPort BadRequest"}},
+		{"unknown fields, with the validation that follows", "apps/v1", "Deployment", strings.Replace(webDeployment, "image: nginx", "image: nginx\n        imagePullPolcy: Always", 1), []string{
+			"spec.template.metadata.labels FieldValueInvalid",
+			"spec.template.spec.containers[0].imagePullPolcy unknown",
+			"spec.template.spec.containers[0].ports[0].containerPort FieldValueInvalid",
+		}},
+		{"service name and port", "v1", "Service", `apiVersion: v1
+kind: Service
+metadata: {name: Web_Svc}
+spec: {ports: [{port: 99999}]}
+`, []string{"metadata.name FieldValueInvalid", "spec.ports[0].port FieldValueInvalid", "spec.ports[0].targetPort FieldValueInvalid"}},
+		{"a valid service", "v1", "Service", `apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}, ports: [{port: 80}]}
+`, nil},
+		{"generateName", "v1", "ConfigMap", `apiVersion: v1
+kind: ConfigMap
+metadata: {generateName: settings-}
+data: {a: b}
+`, nil},
+		{"a cluster-scoped kind", "rbac.authorization.k8s.io/v1", "ClusterRole", `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: reader}
+rules: [{verbs: [get]}]
+`, []string{"rules[0].apiGroups FieldValueRequired", "rules[0].resources FieldValueRequired"}},
+		{"the older of two served versions", "autoscaling/v1", "HorizontalPodAutoscaler", `apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, minReplicas: 2, maxReplicas: 1}
+`, []string{"spec.maxReplicas FieldValueInvalid"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := lookup(t, k, tc.apiVersion, tc.kind).Create(ctx, body(t, tc.object), "", false)
+			if got := causes(res); !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q (%v)", got, tc.want, res.Err)
+			}
+		})
+	}
+}
+
+// TestCreateKeepsTheStoredObject checks that a valid object comes back
+// defaulted as the server stores it, at the version of the request.
+func TestCreateKeepsTheStoredObject(t *testing.T) {
+	k := kinds(t)
+	valid := strings.NewReplacer("app: other", "app: web", "99999", "8080").Replace(webDeployment)
+	res := lookup(t, k, "apps/v1", "Deployment").Create(context.Background(), body(t, valid), "team", true)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	out, err := yaml.Marshal(res.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"apiVersion: apps/v1", "namespace: team", "replicas: 1", "type: RollingUpdate", "protocol: TCP", "terminationMessagePath: /dev/termination-log"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("stored object lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestUpdate(t *testing.T) {
+	k := kinds(t)
+	old := body(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default, resourceVersion: "7", uid: 0c5f0b3c-0000-4000-8000-000000000001}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: nginx}]}
+`)
+	changed := body(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web, tier: front}}
+  template:
+    metadata: {labels: {app: web, tier: front}}
+    spec: {containers: [{name: c, image: nginx}]}
+`)
+	res := lookup(t, k, "apps/v1", "Deployment").Update(context.Background(), changed, old, false)
+	if got, want := causes(res), []string{"spec.selector FieldValueInvalid"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q (%v)", got, want, res.Err)
+	}
+	same := lookup(t, k, "apps/v1", "Deployment").Update(context.Background(), old, old, false)
+	if same.Err != nil {
+		t.Errorf("an unchanged update: %v", same.Err)
+	}
+}
+
+// TestUpdateAsApplied checks that an update keeps what the server and
+// controllers set, as kubectl apply's merge does: a Job's generated
+// selector, a Service's cluster IP. A replace would lose them.
+func TestUpdateAsApplied(t *testing.T) {
+	k := kinds(t)
+	ctx := context.Background()
+	liveJob := body(t, `apiVersion: batch/v1
+kind: Job
+metadata: {name: once, namespace: default, resourceVersion: "3", uid: 8d0f1c52-0000-4000-8000-000000000002}
+spec:
+  selector: {matchLabels: {batch.kubernetes.io/controller-uid: 8d0f1c52-0000-4000-8000-000000000002}}
+  template:
+    metadata:
+      labels: {batch.kubernetes.io/controller-uid: 8d0f1c52-0000-4000-8000-000000000002, batch.kubernetes.io/job-name: once, controller-uid: 8d0f1c52-0000-4000-8000-000000000002, job-name: once}
+    spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}
+`)
+	job := body(t, `apiVersion: batch/v1
+kind: Job
+metadata: {name: once, labels: {team: a}}
+spec:
+  template:
+    spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}
+`)
+	if res := lookup(t, k, "batch/v1", "Job").Update(ctx, job, liveJob, false); res.Err != nil {
+		t.Errorf("a Job applied again with a new label: %v", res.Err)
+	}
+	changedImage := strings.Replace(string(job), "busybox", "alpine", 1)
+	if got := causes(lookup(t, k, "batch/v1", "Job").Update(ctx, []byte(changedImage), liveJob, false)); !slices.Equal(got, []string{"spec.template FieldValueInvalid"}) {
+		t.Errorf("a Job's template changed: %q, want the immutable template", got)
+	}
+	liveService := body(t, `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default, resourceVersion: "4", uid: 8d0f1c52-0000-4000-8000-000000000003}
+spec: {clusterIP: 10.0.0.12, clusterIPs: [10.0.0.12], ipFamilies: [IPv4], ipFamilyPolicy: SingleStack, type: ClusterIP, selector: {app: web}, ports: [{port: 80, targetPort: 80, protocol: TCP}]}
+`)
+	service := body(t, `apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}, ports: [{port: 80}, {name: metrics, port: 9090}]}
+`)
+	res := lookup(t, k, "v1", "Service").Update(ctx, service, liveService, false)
+	if got := causes(res); !slices.Equal(got, []string{"spec.ports[0].name FieldValueRequired"}) {
+		t.Errorf("a Service given a second port without naming the first: %q (%v)", got, res.Err)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	k := kinds(t)
+	for _, tc := range []struct {
+		gvk  schema.GroupVersionKind
+		want string
+	}{
+		{schema.GroupVersionKind{Group: "extensions", Version: "v1beta1", Kind: "Ingress"}, `no matches for kind "Ingress" in version "extensions/v1beta1"`},
+		{schema.GroupVersionKind{Group: "policy", Version: "v1beta1", Kind: "PodSecurityPolicy"}, `no matches for kind "PodSecurityPolicy" in version "policy/v1beta1"`},
+		{schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deploymnet"}, `no matches for kind "Deploymnet" in version "apps/v1"`},
+		{schema.GroupVersionKind{Group: "authentication.k8s.io", Version: "v1", Kind: "TokenReview"}, "unchecked"},
+		{schema.GroupVersionKind{Group: "stable.example.com", Version: "v1", Kind: "CronTab"}, "not built in"},
+	} {
+		found, err := k.Lookup(tc.gvk)
+		var got string
+		var ns *NotServedError
+		var un *UncheckedError
+		switch {
+		case errors.As(err, &ns):
+			got = err.Error()
+		case errors.As(err, &un):
+			got = "unchecked"
+		case err == nil && found == nil:
+			got = "not built in"
+		default:
+			got = "found"
+		}
+		if got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.gvk, got, tc.want)
+		}
+	}
+	// A cluster's discovery decides what is served: here, a beta version
+	// whose resource kubectl crd knows.
+	beta := schema.GroupVersionKind{Group: "resource.k8s.io", Version: "v1beta2", Kind: "DeviceClass"}
+	online, err := New(func(gvk schema.GroupVersionKind) (bool, error) { return gvk == beta, nil }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found, err := online.Lookup(beta); err != nil || found == nil || found.Resource.Version != "v1beta2" {
+		t.Errorf("a version the cluster serves: %v, %v", found, err)
+	}
+	if _, err := online.Lookup(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}); !errors.As(err, new(*NotServedError)) {
+		t.Errorf("a version the cluster does not serve: %v", err)
+	}
+}
+
+// TestResources checks the list against the scheme: every kind at every
+// version it lists is one the scheme decodes, at the scope its strategy
+// says.
+func TestResources(t *testing.T) {
+	seen := map[schema.GroupKind]bool{}
+	for _, r := range resources(nil) {
+		gk := schema.GroupKind{Group: r.gr.Group, Kind: r.kind}
+		if seen[gk] {
+			t.Errorf("%s listed twice", gk)
+		}
+		seen[gk] = true
+		for _, v := range r.versions {
+			if r.strategy == nil {
+				continue
+			}
+			if !legacyscheme.Scheme.Recognizes(gk.WithVersion(v)) {
+				t.Errorf("%s/%s: not in the scheme", gk, v)
+			}
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package builtin
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	sigsjson "sigs.k8s.io/json"
+)
+
+// DecodeError is the server's refusal of a body it cannot decode into the
+// kind's type (a string where a number goes, say): a BadRequest without
+// field causes, refused before any check.
+type DecodeError struct {
+	// Field is the path of the value the decoder stopped at ("" when the
+	// decoder does not say).
+	Field string
+	Err   *apierrors.StatusError
+}
+
+func (e *DecodeError) Error() string { return e.Err.Error() }
+
+// decode decodes body as the server decodes a request body with
+// fieldValidation=Strict: into the kind's internal type, defaulted. The
+// unknown fields it meets are in the result; a body that cannot be decoded
+// gives no object and the result's Err.
+func (k *Kind) decode(body []byte) (runtime.Object, metav1.Object, Result) {
+	into, err := legacyscheme.Scheme.New(k.hub().WithKind(k.GVK.Kind))
+	if err != nil {
+		return nil, nil, Result{Err: apierrors.NewInternalError(err)}
+	}
+	obj, gvk, err := legacyscheme.Codecs.DecoderToVersion(k.kinds.strict, k.hub()).Decode(body, &k.GVK, into)
+	var res Result
+	if err != nil {
+		unknown, ok := onlyUnknownFields(err)
+		if !ok || obj == nil {
+			if gvk == nil || gvk.Kind == "" {
+				gvk = &k.GVK
+			}
+			return nil, nil, Result{Err: &DecodeError{Field: typeErrorField(err.Error(), body), Err: apierrors.NewBadRequest(
+				fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, k.GVK.Kind, err))}}
+		}
+		res.Unknown = unknown
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, nil, Result{Err: apierrors.NewInternalError(err)}
+	}
+	return obj, m, res
+}
+
+// onlyUnknownFields returns the paths of the unknown fields of a strict
+// decoding error that is about nothing else.
+func onlyUnknownFields(err error) ([]string, bool) {
+	strict, ok := runtime.AsStrictDecodingError(err)
+	if !ok {
+		return nil, false
+	}
+	var paths []string
+	for _, e := range strict.Errors() {
+		m := unknownFieldMessage.FindStringSubmatch(e.Error())
+		if m == nil {
+			return nil, false
+		}
+		paths = append(paths, m[1])
+	}
+	return paths, true
+}
+
+var unknownFieldMessage = regexp.MustCompile(`^unknown field "(.*)"$`)
+
+// typeErrorMessage is how encoding/json (and sigs.k8s.io/json) name a value
+// of the wrong type: its JSON type, and the struct field as a dotted path
+// without list indexes, after the Go type's name.
+var typeErrorMessage = regexp.MustCompile(`cannot unmarshal (\w+)(?: \S+)? into Go struct field [^.\s]+\.(\S+) of type`)
+
+// typeErrorField is the path of the value a type error is about, with the
+// list indexes the decoder leaves out found in body: the first value at
+// that path of the JSON type the error names. It is "" when the error
+// names no field.
+func typeErrorField(msg string, body []byte) string {
+	m := typeErrorMessage.FindStringSubmatch(msg)
+	if m == nil {
+		return ""
+	}
+	jsonType, dotted := m[1], m[2]
+	var obj any
+	if sigsjson.UnmarshalCaseSensitivePreserveInts(body, &obj) != nil {
+		return dotted
+	}
+	if path, ok := find(obj, strings.Split(dotted, "."), "", jsonType); ok {
+		return path
+	}
+	return dotted
+}
+
+// find walks keys from v, through every item of the lists on the way, to
+// the first value of jsonType; prefix is the path of v.
+func find(v any, keys []string, prefix, jsonType string) (string, bool) {
+	if list, ok := v.([]any); ok && (len(keys) > 0 || jsonType != "array") {
+		// A list where a key or a scalar is expected: its items are meant.
+		for i, item := range list {
+			if path, ok := find(item, keys, prefix+"["+strconv.Itoa(i)+"]", jsonType); ok {
+				return path, true
+			}
+		}
+		return "", false
+	}
+	if len(keys) == 0 {
+		return prefix, typeOf(v) == jsonType
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	child, ok := m[keys[0]]
+	if !ok {
+		return "", false
+	}
+	if prefix != "" {
+		prefix += "."
+	}
+	return find(child, keys[1:], prefix+keys[0], jsonType)
+}
+
+// typeOf is the JSON type encoding/json names in its errors.
+func typeOf(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case nil:
+		return "null"
+	default:
+		return "number"
+	}
+}
