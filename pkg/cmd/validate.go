@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -36,6 +37,7 @@ type ValidateOptions struct {
 
 	catalog   *catalog.Catalog
 	builtIn   *builtin.Kinds
+	published resolver.SchemaResolver
 	skip      func(schema.GroupVersionKind) bool
 	namespace string // where objects without one go
 	old       validate.OldLookup
@@ -170,7 +172,27 @@ func (o *ValidateOptions) Complete() error {
 		return err
 	}
 	o.builtIn, err = o.builtInKinds()
+	if err != nil {
+		return err
+	}
+	o.published, err = o.publishedSchemas()
 	return err
+}
+
+// publishedSchemas reads the OpenAPI schemas the cluster publishes, for
+// the kinds that are neither built in nor defined by a CRD; nil offline.
+func (o *ValidateOptions) publishedSchemas() (resolver.SchemaResolver, error) {
+	if o.f.Offline() {
+		return nil, nil
+	}
+	if _, err := o.f.RESTConfig(); err != nil {
+		return nil, nil // the catalog reports the cluster's error where an answer needs it
+	}
+	dc, err := o.f.ConfigFlags.ToDiscoveryClient()
+	if err != nil {
+		return nil, err
+	}
+	return &resolver.ClientDiscoveryResolver{Discovery: dc}, nil
 }
 
 // builtInKinds makes the checker of kube-apiserver's own kinds: online,
@@ -206,7 +228,7 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 		return &ExitError{Code: 2, Err: err}
 	}
 	printer := validate.NewPrinter(o.f.Streams.Out, o.f.Streams.ErrOut, o.Output, Version, isTerminal(o.f.Streams.Out))
-	opts := validate.Options{Unknown: validate.UnknownFields(o.Unknown), StrictKinds: o.StrictKinds, BuiltIn: o.builtIn, Skip: o.skip, Keep: o.Output == "yaml",
+	opts := validate.Options{Unknown: validate.UnknownFields(o.Unknown), StrictKinds: o.StrictKinds, BuiltIn: o.builtIn, Published: o.published, Skip: o.skip, Keep: o.Output == "yaml",
 		Namespace: o.namespace, Old: o.old, OldCRD: o.oldCRD, Emit: printer.Add}
 	report, err := validate.Documents(ctx, chunks, o.catalog, opts)
 	if err != nil {

@@ -84,7 +84,7 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 		res.Status = "invalid"
 		return res
 	case builtIn.err != nil:
-		return res.unchecked(d, builtIn.err.Error(), opts)
+		return c.uncheckable(d, res, obj, builtIn.err.Error())
 	}
 	found, err := c.crdFor(ctx, gvk.GroupKind(), d)
 	if err != nil {
@@ -92,7 +92,7 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 		return res
 	}
 	if found == nil {
-		return res.unchecked(d, fmt.Sprintf("no CustomResourceDefinition for %s", gvk.GroupKind()), opts)
+		return c.uncheckable(d, res, obj, fmt.Sprintf("no CustomResourceDefinition for %s", gvk.GroupKind()))
 	}
 	crd := found.CustomResourceDefinition
 	if !apihelpers.HasServedCRDVersion(crd, gvk.Version) {
@@ -132,6 +132,22 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 		out = v.create(ctx, obj.Object, opts.Namespace)
 	}
 	res.report(d, out, opts)
+	return res
+}
+
+// uncheckable is the result for an object of a kind kubectl crd cannot
+// check as the server does, for reason: checked against the schema the
+// cluster publishes for the kind when it publishes one, else unchecked.
+func (c *checker) uncheckable(d *manifest.Document, res ObjectResult, obj *unstructured.Unstructured, reason string) ObjectResult {
+	p, err := c.publishedFor(obj.GroupVersionKind(), d)
+	switch {
+	case err != nil:
+		res.Status, res.Reason = "error", err.Error()
+	case p != nil:
+		res.checkPublished(d, p, obj, c.opts)
+	default:
+		res.unchecked(d, reason, c.opts)
+	}
 	return res
 }
 

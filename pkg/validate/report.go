@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 )
 
 // Kinds finds the CRD that defines a kind (a catalog.Catalog does): nil
@@ -44,6 +45,9 @@ type ObjectResult struct {
 	Errors     []Problem `json:"errors"`
 	Warnings   []Problem `json:"warnings"`
 	Reason     string    `json:"reason,omitempty"` // why skipped, or the error
+	// Checks is "schema" for an object checked against its kind's
+	// published OpenAPI schema only; "" when checked as the server checks.
+	Checks string `json:"checks,omitempty"`
 	// Object is the valid object as the server would store it (with
 	// Options.Keep).
 	Object map[string]any `json:"-"`
@@ -83,6 +87,11 @@ type Options struct {
 	BuiltIn *builtin.Kinds
 	// Skip, when set, tells which kinds are skipped unchecked.
 	Skip func(schema.GroupVersionKind) bool
+	// Published, when set, gives the OpenAPI schema the cluster publishes
+	// for a kind (resolver.ClientDiscoveryResolver reads /openapi/v3):
+	// objects of kinds that are neither built in nor defined by a CRD are
+	// checked against it.
+	Published resolver.SchemaResolver
 	// Namespace is where namespaced objects without one go ("default"
 	// when empty), as kubectl apply sends them.
 	Namespace string
@@ -111,7 +120,8 @@ type Options struct {
 // error finding one (a cluster that cannot be asked) ends the check and
 // is returned.
 func Documents(ctx context.Context, chunks []manifest.Chunk, kinds Kinds, opts Options) (Report, error) {
-	c := &checker{kinds: kinds, opts: opts, crds: map[schema.GroupKind]*catalog.CRD{}, builtins: map[schema.GroupVersionKind]builtinKind{}}
+	c := &checker{kinds: kinds, opts: opts, crds: map[schema.GroupKind]*catalog.CRD{}, builtins: map[schema.GroupVersionKind]builtinKind{},
+		published: map[schema.GroupVersionKind]*published{}}
 	out := newInOrder(len(chunks), opts.Emit)
 	parallel.Each(len(chunks), 1, func(i int) {
 		if c.failed() != nil {
@@ -138,10 +148,11 @@ type checker struct {
 	opts       Options
 	validators validators
 
-	mu       sync.Mutex // one catalog question at a time
-	crds     map[schema.GroupKind]*catalog.CRD
-	builtins map[schema.GroupVersionKind]builtinKind
-	err      error
+	mu        sync.Mutex // one catalog question at a time
+	crds      map[schema.GroupKind]*catalog.CRD
+	builtins  map[schema.GroupVersionKind]builtinKind
+	published map[schema.GroupVersionKind]*published
+	err       error
 }
 
 // builtinKind is what builtin.Kinds said of a kind.

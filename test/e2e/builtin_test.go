@@ -169,3 +169,54 @@ func TestBuiltInKindsMatchDiscovery(t *testing.T) {
 	}
 	t.Logf("%d kinds at their versions, as the server serves them", len(served))
 }
+
+// TestValidatePublishedSchema validates, online, objects of a kind that is
+// neither one kubectl crd checks as kube-apiserver does nor defined by a
+// CRD: kube-aggregator's APIService. They are checked against the schema
+// the cluster publishes at /openapi/v3, marked as such, with the server's
+// verdict; offline they are skipped.
+func TestValidatePublishedSchema(t *testing.T) {
+	input := filepath.Join(t.TempDir(), "apiservices.yaml")
+	writeFile(t, input, `apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {name: v1beta1.metrics.k8s.io}
+spec:
+  service: {name: metrics-server, namespace: kube-system}
+  group: metrics.k8s.io
+  version: v1beta1
+  insecureSkipTLSVerify: true
+  groupPriorityMinimum: 100
+  versionPriority: 100
+---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {name: v1beta1.custom.metrics.k8s.io}
+spec:
+  service: {name: adapter, namespace: monitoring, port: "443"}
+  group: custom.metrics.k8s.io
+  version: v1beta1
+  groupPriorityMinimum: high
+`)
+	results := validateJSON(t, input)
+	docs, err := manifest.ReadPaths([]string{input}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := harness.NewDryRunner(testCluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, res := range results {
+		refused := server.Run(t, docs[i].JSON, "create") != nil
+		if res.Checks != "schema" || len(res.Warnings) != 1 || res.Warnings[0].Type != validate.SchemaOnly || (res.Status == "invalid") != refused {
+			t.Errorf("%s: %+v; the server refused it: %v", res.Name, res, refused)
+		}
+	}
+	if got := harness.Causes(results[1]); fmt.Sprint(got) != "[spec.groupPriorityMinimum FieldValueTypeInvalid spec.service.port FieldValueTypeInvalid spec.versionPriority FieldValueRequired]" {
+		t.Errorf("causes %q", got)
+	}
+	r := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, "validate", "--offline", "-f", input)
+	if !strings.Contains(r.Stdout, "0 valid, 0 invalid, 2 skipped") {
+		t.Errorf("offline:\n%s%s", r.Stdout, r.Stderr)
+	}
+}
