@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/endpoints/deprecation"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/warning"
@@ -78,8 +79,11 @@ func New(served func(schema.GroupVersionKind) (bool, error), namespaces corev1cl
 type Kind struct {
 	GVK      schema.GroupVersionKind
 	Resource schema.GroupVersionResource
-	strategy Strategy
-	kinds    *Kinds
+	// Deprecated is the warning the server sends for a deprecated version
+	// ("" when it is not).
+	Deprecated string
+	strategy   Strategy
+	kinds      *Kinds
 }
 
 // Namespaced tells whether objects of the kind live in namespaces.
@@ -125,7 +129,34 @@ func (k *Kinds) Lookup(gvk schema.GroupVersionKind) (*Kind, error) {
 	case r == nil || r.strategy == nil || !legacyscheme.Scheme.Recognizes(gvk):
 		return nil, &UncheckedError{GVK: gvk}
 	}
-	return &Kind{GVK: gvk, Resource: r.gr.WithVersion(gvk.Version), strategy: r.strategy, kinds: k}, nil
+	kind := &Kind{GVK: gvk, Resource: r.gr.WithVersion(gvk.Version), strategy: r.strategy, kinds: k}
+	if versioned, err := legacyscheme.Scheme.New(gvk); err == nil {
+		versioned.GetObjectKind().SetGroupVersionKind(gvk)
+		if major, minor := kubeRelease(); deprecation.IsDeprecated(versioned, major, minor) {
+			kind.Deprecated = deprecation.WarningMessage(versioned)
+		}
+	}
+	return kind, nil
+}
+
+// kubeRelease is the major and minor version of the Kubernetes release
+// whose code checks the objects (k8s.io/kubernetes v1.MINOR.x): what
+// "deprecated" is measured against. 0, 0 when the build does not say:
+// every deprecated version is then taken as deprecated, as the server
+// takes it then.
+func kubeRelease() (major, minor int) {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return 0, 0
+	}
+	for _, m := range info.Deps {
+		if m.Path == "k8s.io/kubernetes" {
+			if _, err := fmt.Sscanf(m.Version, "v%d.%d.", &major, &minor); err == nil {
+				return major, minor
+			}
+		}
+	}
+	return 0, 0
 }
 
 // Result is what the server would say of one object.

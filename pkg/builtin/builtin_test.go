@@ -305,3 +305,23 @@ func TestResources(t *testing.T) {
 		}
 	}
 }
+
+// TestDeprecatedVersion checks the server's warning for a deprecated
+// version a cluster still serves.
+func TestDeprecatedVersion(t *testing.T) {
+	beta := schema.GroupVersionKind{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3", Kind: "FlowSchema"}
+	k, err := New(func(gvk schema.GroupVersionKind) (bool, error) { return gvk == beta, nil }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := k.Lookup(beta)
+	if err != nil || found == nil {
+		t.Fatalf("%v, %v", found, err)
+	}
+	if want := "flowcontrol.apiserver.k8s.io/v1beta3 FlowSchema is deprecated in v1.29+, unavailable in v1.32+; use flowcontrol.apiserver.k8s.io/v1 FlowSchema"; found.Deprecated != want {
+		t.Errorf("warning %q, want %q", found.Deprecated, want)
+	}
+	if current := lookup(t, kinds(t), "flowcontrol.apiserver.k8s.io/v1", "FlowSchema"); current.Deprecated != "" {
+		t.Errorf("v1: %q", current.Deprecated)
+	}
+}

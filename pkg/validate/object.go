@@ -195,6 +195,11 @@ func (c *checker) checkBuiltIn(ctx context.Context, d *manifest.Document, res *O
 		out = kind.Create(ctx, d.JSON, opts.Namespace, opts.Keep)
 	}
 	res.report(d, Result{Unknown: out.Unknown, Err: out.Err, Warnings: out.Warnings, Object: out.Object}, opts)
+	if kind.Deprecated != "" {
+		p := Problem{Field: "apiVersion", Type: "Deprecated", Message: kind.Deprecated}
+		p.Line, p.Column = d.Position(p.Field)
+		res.Warnings = append(res.Warnings, p)
+	}
 }
 
 // MaxRequestBytes is the largest request body the API server reads (its
