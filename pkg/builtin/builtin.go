@@ -23,6 +23,7 @@ import (
 	"sync"
 
 	"github.com/go-logr/logr"
+	"github.com/kubectl-crd/kubectl-crd/internal/applypatch"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -228,7 +229,11 @@ func (k *Kind) Update(ctx context.Context, body, live []byte, keep bool) (res Re
 	if err != nil {
 		return Result{Err: err}
 	}
-	patched, unchanged, err := k.applied(body, stored)
+	versioned, err := legacyscheme.Scheme.New(k.GVK)
+	if err != nil {
+		return Result{Err: apierrors.NewInternalError(err)}
+	}
+	patched, unchanged, err := applypatch.Apply(body, stored, versioned)
 	if err != nil {
 		return Result{Err: fmt.Errorf("merging the object into the live %s, as kubectl apply does: %w", k.GVK.Kind, err)}
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/applypatch"
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
@@ -18,7 +19,9 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	sigsjson "sigs.k8s.io/json"
 )
 
 // one validates one document.
@@ -127,7 +130,7 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 	var out Result
 	if old != nil {
 		res.Operation = "update"
-		out = v.update(ctx, obj.Object, old)
+		out = applied(ctx, v, d.JSON, old, opts.Keep)
 	} else {
 		out = v.create(ctx, obj.Object, opts.Namespace)
 	}
@@ -149,6 +152,33 @@ func (c *checker) uncheckable(d *manifest.Document, res ObjectResult, obj *unstr
 		res.unchecked(d, reason, c.opts)
 	}
 	return res
+}
+
+// applied checks the update kubectl apply makes of old, the live custom
+// resource, with the document's object body: old patched as kubectl
+// patches it, checked as an update of old. When the patch is empty, kubectl
+// sends nothing and the object is valid.
+func applied(ctx context.Context, v *Validator, body []byte, old map[string]any, keep bool) Result {
+	live, err := json.Marshal(old)
+	if err != nil {
+		return Result{Err: err}
+	}
+	patched, unchanged, err := applypatch.Apply(body, live, nil)
+	if err != nil {
+		return Result{Err: fmt.Errorf("merging the object into the live one, as kubectl apply does: %w", err)}
+	}
+	if unchanged {
+		res := Result{}
+		if keep {
+			res.Object = runtime.DeepCopyJSON(old)
+		}
+		return res
+	}
+	var obj map[string]any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(patched, &obj); err != nil {
+		return Result{Err: err}
+	}
+	return v.update(ctx, obj, old)
 }
 
 // unchecked is the result for an object of a kind kubectl crd cannot

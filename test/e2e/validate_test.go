@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
+	"github.com/kubectl-crd/kubectl-crd/test/harness"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,9 +26,9 @@ import (
 // TestValidateMatchesServerDryRun runs kubectl crd validate -o json online
 // over the test objects, the examples, updates of live objects (transition
 // rules) and broken CRDs, and compares each result with the server's dry
-// run of the same request (strict field validation): a create, an update
-// of the live object, or a create of the CRD. The verdict and the set of
-// (field, type) must be equal.
+// run of the same request (strict field validation): a create, the patch
+// kubectl apply sends for a live object, or a create of the CRD. The
+// verdict and the set of (field, type) must be equal.
 func TestValidateMatchesServerDryRun(t *testing.T) {
 	ctx := context.Background()
 	updates := filepath.Join(repoRoot, "test/testdata/updates")
@@ -48,7 +49,7 @@ func TestValidateMatchesServerDryRun(t *testing.T) {
 	if len(docs) != len(report.Results) {
 		t.Fatalf("%d documents, %d results", len(docs), len(report.Results))
 	}
-	client, err := dynamic.NewForConfig(testCluster.Config)
+	server, err := harness.NewDryRunner(testCluster.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +61,8 @@ func TestValidateMatchesServerDryRun(t *testing.T) {
 				t.Fatalf("%s: %s", res.Status, res.Reason)
 			}
 			operations[res.Operation+" "+res.Kind]++
-			got := reportedCauses(res)
-			want := serverCauses(dryRun(t, client, d, res.Operation))
+			got := harness.Causes(res)
+			want := harness.ServerCauses(server.Run(t, d.JSON, res.Operation))
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("%s %s/%s: kubectl crd validate %q\nserver dry run %q", res.Operation, res.Kind, res.Name, got, want)
 				return

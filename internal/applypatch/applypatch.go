@@ -1,0 +1,87 @@
+// Package applypatch makes, on the client, the object that kubectl apply
+// has the server store when the object exists: the three-way patch
+// between the configuration last applied (the live object's annotation),
+// the file (annotated as kubectl annotates it) and the live object,
+// applied to the live object as the server applies it. As kubectl's apply
+// chooses (k8s.io/kubectl/pkg/cmd/apply), the patch is a strategic merge
+// patch for kinds with Go types and a JSON merge patch for custom
+// resources. Fields the server or controllers set and the file does not
+// name (a Service's cluster IP, a Job's selector, a custom resource's
+// defaulted fields) stay.
+package applypatch
+
+import (
+	"fmt"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
+	"k8s.io/apimachinery/pkg/util/mergepatch"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/kubectl/pkg/util"
+)
+
+// Apply returns live, in JSON, patched with the file's object body as
+// kubectl apply patches it. versioned is the kind's versioned Go type, nil
+// for a custom resource. unchanged is true when the patch is empty:
+// kubectl then sends nothing, and live is returned.
+func Apply(body, live []byte, versioned runtime.Object) (out []byte, unchanged bool, err error) {
+	current, err := unstructuredFrom(live)
+	if err != nil {
+		return nil, false, fmt.Errorf("the live object: %w", err)
+	}
+	original, err := util.GetOriginalConfiguration(current)
+	if err != nil {
+		return nil, false, err
+	}
+	file, err := unstructuredFrom(body)
+	if err != nil {
+		return nil, false, err
+	}
+	modified, err := util.GetModifiedConfiguration(file, true, unstructured.UnstructuredJSONScheme)
+	if err != nil {
+		return nil, false, err
+	}
+	var patch []byte
+	if versioned != nil {
+		meta, err := strategicpatch.NewPatchMetaFromStruct(versioned)
+		if err != nil {
+			return nil, false, err
+		}
+		patch, err = strategicpatch.CreateThreeWayMergePatch(original, modified, live, meta, true)
+		if err != nil {
+			return nil, false, err
+		}
+	} else {
+		patch, err = jsonmergepatch.CreateThreeWayJSONMergePatch(original, modified, live,
+			mergepatch.RequireKeyUnchanged("apiVersion"), mergepatch.RequireKeyUnchanged("kind"), mergepatch.RequireMetadataKeyUnchanged("name"))
+		if mergepatch.IsPreconditionFailed(err) {
+			return nil, false, fmt.Errorf("at least one of apiVersion, kind and name was changed")
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	if string(patch) == "{}" {
+		return live, true, nil
+	}
+	if versioned != nil {
+		out, err = strategicpatch.StrategicMergePatch(live, patch, versioned)
+	} else {
+		out, err = jsonpatch.MergePatch(live, patch)
+	}
+	return out, false, err
+}
+
+func unstructuredFrom(js []byte) (*unstructured.Unstructured, error) {
+	obj, _, err := unstructured.UnstructuredJSONScheme.Decode(js, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil, fmt.Errorf("a %T, not one object", obj)
+	}
+	return u, nil
+}
