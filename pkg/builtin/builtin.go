@@ -1,9 +1,10 @@
 // Package builtin checks objects of the kinds kube-apiserver serves itself
-// (Deployment, Service, Role, ...) as kube-apiserver checks a create or an
-// update before admission, with its own code: the JSON decoding of
-// fieldValidation=Strict (unknown fields), the defaulting and conversion
-// of its scheme (k8s.io/kubernetes/pkg/api/legacyscheme), and each
-// resource's registry strategy (k8s.io/kubernetes/pkg/registry/...):
+// (Deployment, Service, Role, APIService, ...) as kube-apiserver checks a
+// create or an update before admission, with its own code: the JSON
+// decoding of fieldValidation=Strict (unknown fields), the defaulting and
+// conversion of its scheme (k8s.io/kubernetes/pkg/api/legacyscheme, and
+// kube-aggregator's for APIService), and each resource's registry strategy
+// (k8s.io/kubernetes/pkg/registry/..., k8s.io/kube-aggregator/...):
 // PrepareForCreate and Validate, or PrepareForUpdate and ValidateUpdate,
 // with declarative validation where the strategy runs it.
 //
@@ -28,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/endpoints/deprecation"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -35,18 +37,37 @@ import (
 	"k8s.io/apiserver/pkg/warning"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/klog/v2"
+	aggregatorscheme "k8s.io/kube-aggregator/pkg/apiserver/scheme"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	sigsjson "sigs.k8s.io/json"
 )
 
 // Kinds are the kinds kube-apiserver serves and stores.
 type Kinds struct {
-	byGK   map[schema.GroupKind]*resource
-	served func(schema.GroupVersionKind) (bool, error)
-	strict runtime.Serializer // decodes as fieldValidation=Strict
-	plain  runtime.Serializer // decodes as storage reads
+	byGK    map[schema.GroupKind]*resource
+	schemes []*scheme
+	served  func(schema.GroupVersionKind) (bool, error)
 	// paths reads request paths as kube-apiserver does.
 	paths *genericapirequest.RequestInfoFactory
+}
+
+// scheme is one of kube-apiserver's schemes (its own, kube-aggregator's)
+// with the serializers a request body and storage are read with.
+type scheme struct {
+	*runtime.Scheme
+	codecs serializer.CodecFactory
+	strict runtime.Serializer // decodes as fieldValidation=Strict
+	plain  runtime.Serializer // decodes as storage reads
+}
+
+func newScheme(s *runtime.Scheme, codecs serializer.CodecFactory) *scheme {
+	out := &scheme{Scheme: s, codecs: codecs}
+	for _, info := range codecs.SupportedMediaTypes() {
+		if info.MediaType == runtime.ContentTypeJSON {
+			out.strict, out.plain = info.StrictSerializer, info.Serializer
+		}
+	}
+	return out
 }
 
 // New makes Kinds. served, when not nil, says which versions the cluster
@@ -65,13 +86,10 @@ func New(served func(schema.GroupVersionKind) (bool, error), namespaces corev1cl
 		APIPrefixes:          sets.NewString("api", "apis"),
 		GrouplessAPIPrefixes: sets.NewString("api"),
 	}}
-	for _, r := range resources(namespaces) {
+	kube, aggregator := newScheme(legacyscheme.Scheme, legacyscheme.Codecs), newScheme(aggregatorscheme.Scheme, aggregatorscheme.Codecs)
+	k.schemes = []*scheme{kube, aggregator}
+	for _, r := range resources(namespaces, kube, aggregator) {
 		k.byGK[schema.GroupKind{Group: r.gr.Group, Kind: r.kind}] = &r
-	}
-	for _, info := range legacyscheme.Codecs.SupportedMediaTypes() {
-		if info.MediaType == runtime.ContentTypeJSON {
-			k.strict, k.plain = info.StrictSerializer, info.Serializer
-		}
 	}
 	return k, nil
 }
@@ -84,6 +102,7 @@ type Kind struct {
 	// ("" when it is not).
 	Deprecated string
 	strategy   Strategy
+	scheme     *scheme
 	kinds      *Kinds
 }
 
@@ -113,7 +132,7 @@ func (e *UncheckedError) Error() string {
 // check its objects, or an error when the cluster cannot say what it
 // serves.
 func (k *Kinds) Lookup(gvk schema.GroupVersionKind) (*Kind, error) {
-	if !legacyscheme.Scheme.IsGroupRegistered(gvk.Group) {
+	if !slices.ContainsFunc(k.schemes, func(s *scheme) bool { return s.IsGroupRegistered(gvk.Group) }) {
 		return nil, nil
 	}
 	r := k.byGK[gvk.GroupKind()]
@@ -127,11 +146,11 @@ func (k *Kinds) Lookup(gvk schema.GroupVersionKind) (*Kind, error) {
 	switch {
 	case !served:
 		return nil, &NotServedError{GVK: gvk}
-	case r == nil || r.strategy == nil || !legacyscheme.Scheme.Recognizes(gvk):
+	case r == nil || r.strategy == nil || !r.scheme.Recognizes(gvk):
 		return nil, &UncheckedError{GVK: gvk}
 	}
-	kind := &Kind{GVK: gvk, Resource: r.gr.WithVersion(gvk.Version), strategy: r.strategy, kinds: k}
-	if versioned, err := legacyscheme.Scheme.New(gvk); err == nil {
+	kind := &Kind{GVK: gvk, Resource: r.gr.WithVersion(gvk.Version), strategy: r.strategy, scheme: r.scheme, kinds: k}
+	if versioned, err := r.scheme.New(gvk); err == nil {
 		versioned.GetObjectKind().SetGroupVersionKind(gvk)
 		if major, minor := kubeRelease(); deprecation.IsDeprecated(versioned, major, minor) {
 			kind.Deprecated = deprecation.WarningMessage(versioned)
@@ -229,7 +248,7 @@ func (k *Kind) Update(ctx context.Context, body, live []byte, keep bool) (res Re
 	if err != nil {
 		return Result{Err: err}
 	}
-	versioned, err := legacyscheme.Scheme.New(k.GVK)
+	versioned, err := k.scheme.New(k.GVK)
 	if err != nil {
 		return Result{Err: apierrors.NewInternalError(err)}
 	}
@@ -268,11 +287,11 @@ func (k *Kind) Update(ctx context.Context, body, live []byte, keep bool) (res Re
 // decodeLive decodes the live object as storage reads it: defaulted,
 // unknown fields dropped.
 func (k *Kind) decodeLive(live []byte) (runtime.Object, error) {
-	into, err := legacyscheme.Scheme.New(k.hub().WithKind(k.GVK.Kind))
+	into, err := k.scheme.New(k.hub().WithKind(k.GVK.Kind))
 	if err != nil {
 		return nil, err
 	}
-	old, _, err := legacyscheme.Codecs.DecoderToVersion(k.kinds.plain, k.hub()).Decode(live, &k.GVK, into)
+	old, _, err := k.scheme.codecs.DecoderToVersion(k.scheme.plain, k.hub()).Decode(live, &k.GVK, into)
 	if err != nil {
 		return nil, fmt.Errorf("reading the live %s: %w", k.GVK.Kind, err)
 	}
@@ -334,7 +353,7 @@ func (k *Kind) encode(obj runtime.Object) (map[string]any, error) {
 }
 
 func (k *Kind) encodeJSON(obj runtime.Object) ([]byte, error) {
-	return runtime.Encode(legacyscheme.Codecs.LegacyCodec(k.GVK.GroupVersion()), obj)
+	return runtime.Encode(k.scheme.codecs.LegacyCodec(k.GVK.GroupVersion()), obj)
 }
 
 // warnings records the server's warnings for one request.

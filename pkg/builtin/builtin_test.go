@@ -10,7 +10,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"sigs.k8s.io/yaml"
 )
 
@@ -289,7 +288,8 @@ func TestLookup(t *testing.T) {
 // says.
 func TestResources(t *testing.T) {
 	seen := map[schema.GroupKind]bool{}
-	for _, r := range resources(nil) {
+	k := kinds(t)
+	for _, r := range resources(nil, k.schemes[0], k.schemes[1]) {
 		gk := schema.GroupKind{Group: r.gr.Group, Kind: r.kind}
 		if seen[gk] {
 			t.Errorf("%s listed twice", gk)
@@ -299,7 +299,7 @@ func TestResources(t *testing.T) {
 			if r.strategy == nil {
 				continue
 			}
-			if !legacyscheme.Scheme.Recognizes(gk.WithVersion(v)) {
+			if !r.scheme.Recognizes(gk.WithVersion(v)) {
 				t.Errorf("%s/%s: not in the scheme", gk, v)
 			}
 		}

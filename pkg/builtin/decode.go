@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	sigsjson "sigs.k8s.io/json"
 )
 
@@ -31,11 +30,11 @@ func (e *DecodeError) Error() string { return e.Err.Error() }
 // unknown fields it meets are in the result; a body that cannot be decoded
 // gives no object and the result's Err.
 func (k *Kind) decode(body []byte) (runtime.Object, metav1.Object, Result) {
-	into, err := legacyscheme.Scheme.New(k.hub().WithKind(k.GVK.Kind))
+	into, err := k.scheme.New(k.hub().WithKind(k.GVK.Kind))
 	if err != nil {
 		return nil, nil, Result{Err: apierrors.NewInternalError(err)}
 	}
-	obj, gvk, err := legacyscheme.Codecs.DecoderToVersion(k.kinds.strict, k.hub()).Decode(body, &k.GVK, into)
+	obj, gvk, err := k.scheme.codecs.DecoderToVersion(k.scheme.strict, k.hub()).Decode(body, &k.GVK, into)
 	var res Result
 	if err != nil {
 		unknown, ok := onlyUnknownFields(err)

@@ -93,6 +93,8 @@ import (
 	"k8s.io/kubernetes/pkg/registry/storage/volumeattachment"
 	"k8s.io/kubernetes/pkg/registry/storage/volumeattributesclass"
 	"k8s.io/kubernetes/pkg/registry/storagemigration/storagemigration"
+
+	"k8s.io/kube-aggregator/pkg/registry/apiservice"
 )
 
 // Strategy is what a registry strategy is to creates and updates.
@@ -102,32 +104,34 @@ type Strategy interface {
 }
 
 // resource is one resource kube-apiserver serves: its kind, the versions
-// it serves by default, and the strategy of its registry (nil for the
-// resources that are answered, not stored).
+// it serves by default, the strategy of its registry (nil for the
+// resources that are answered, not stored) and the scheme its objects are
+// read with.
 type resource struct {
 	gr       schema.GroupResource
 	kind     string
 	versions []string
 	strategy Strategy
+	scheme   *scheme
 }
 
 // resources lists every resource kube-apiserver serves by default, with
 // the strategy its REST storage uses for creates and updates
 // (k8s.io/kubernetes/pkg/registry/*/*/storage); reviews (TokenReview,
 // SubjectAccessReview, ...) and bindings are answered, not stored, and
-// have none. APIService (kube-aggregator's) and CustomResourceDefinition
-// (checked as CRDs) are not here. The list is checked against a
-// kube-apiserver's discovery by the end-to-end tests.
+// have none. CustomResourceDefinition (checked as CRDs) is not here;
+// APIService is kube-aggregator's, read with its scheme. The list is
+// checked against a kube-apiserver's discovery by the end-to-end tests.
 //
 // Strategies that take arguments get those that switch off what is the
 // cluster's to decide: no authorizer (authorization belongs to the cluster,
 // as admission does), and namespaces read through namespaces.
-func resources(namespaces corev1client.NamespaceInterface) []resource {
+func resources(namespaces corev1client.NamespaceInterface, kube, aggregator *scheme) []resource {
 	core := func(r, kind string, s Strategy) resource {
-		return resource{schema.GroupResource{Resource: r}, kind, []string{"v1"}, s}
+		return resource{schema.GroupResource{Resource: r}, kind, []string{"v1"}, s, kube}
 	}
 	v1 := func(group, r, kind string, s Strategy) resource {
-		return resource{schema.GroupResource{Group: group, Resource: r}, kind, []string{"v1"}, s}
+		return resource{schema.GroupResource{Group: group, Resource: r}, kind, []string{"v1"}, s, kube}
 	}
 	const (
 		admission   = "admissionregistration.k8s.io"
@@ -168,7 +172,7 @@ func resources(namespaces corev1client.NamespaceInterface) []resource {
 		v1("apps", "replicasets", "ReplicaSet", replicaset.Strategy),
 		v1("apps", "statefulsets", "StatefulSet", statefulset.Strategy),
 
-		{schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"}, "HorizontalPodAutoscaler", []string{"v1", "v2"}, horizontalpodautoscaler.Strategy},
+		{schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"}, "HorizontalPodAutoscaler", []string{"v1", "v2"}, horizontalpodautoscaler.Strategy, kube},
 
 		v1("batch", "cronjobs", "CronJob", cronjob.Strategy),
 		v1("batch", "jobs", "Job", job.Strategy),
@@ -214,6 +218,8 @@ func resources(namespaces corev1client.NamespaceInterface) []resource {
 		v1(storage, "volumeattributesclasses", "VolumeAttributesClass", volumeattributesclass.Strategy),
 
 		v1("storagemigration.k8s.io", "storageversionmigrations", "StorageVersionMigration", storagemigration.Strategy),
+
+		{schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}, "APIService", []string{"v1"}, apiservice.NewStrategy(aggregator.Scheme), aggregator},
 
 		core("bindings", "Binding", nil),
 		core("componentstatuses", "ComponentStatus", nil),

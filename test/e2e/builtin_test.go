@@ -23,7 +23,7 @@ import (
 var builtInKinds = []string{"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod", "Service",
 	"ConfigMap", "Secret", "ServiceAccount", "Namespace", "Ingress", "IngressClass", "NetworkPolicy", "Role", "RoleBinding",
 	"ClusterRole", "ClusterRoleBinding", "PodDisruptionBudget", "HorizontalPodAutoscaler", "PersistentVolumeClaim",
-	"PersistentVolume", "StorageClass", "PriorityClass", "ResourceQuota", "LimitRange", "ValidatingAdmissionPolicy"}
+	"PersistentVolume", "StorageClass", "PriorityClass", "ResourceQuota", "LimitRange", "ValidatingAdmissionPolicy", "APIService"}
 
 // TestValidateBuiltInMatchesServerDryRun runs kubectl crd validate -o json
 // online over objects of kube-apiserver's own kinds, creates and updates of
@@ -114,8 +114,8 @@ func validateJSON(t *testing.T, paths ...string) []validate.ObjectResult {
 // TestBuiltInKindsMatchDiscovery compares the kinds kubectl crd checks as
 // kube-apiserver's own with what the test cluster, a kube-apiserver with
 // its default configuration, serves: every kind at every version its
-// discovery lists (but custom resources and kube-aggregator's APIService)
-// is known, and nothing else.
+// discovery lists (but custom resources and CRDs) is known, and nothing
+// else.
 func TestBuiltInKindsMatchDiscovery(t *testing.T) {
 	dc, err := discovery.NewDiscoveryClientForConfig(testCluster.Config)
 	if err != nil {
@@ -138,7 +138,7 @@ func TestBuiltInKindsMatchDiscovery(t *testing.T) {
 		}
 		for _, r := range list.APIResources {
 			if strings.Contains(r.Name, "/") || custom[schema.GroupResource{Group: gv.Group, Resource: r.Name}.String()] ||
-				gv.Group == "apiextensions.k8s.io" || gv.Group == "apiregistration.k8s.io" {
+				gv.Group == "apiextensions.k8s.io" {
 				continue
 			}
 			gvk := gv.WithKind(r.Kind)
@@ -168,55 +168,4 @@ func TestBuiltInKindsMatchDiscovery(t *testing.T) {
 		}
 	}
 	t.Logf("%d kinds at their versions, as the server serves them", len(served))
-}
-
-// TestValidatePublishedSchema validates, online, objects of a kind that is
-// neither one kubectl crd checks as kube-apiserver does nor defined by a
-// CRD: kube-aggregator's APIService. They are checked against the schema
-// the cluster publishes at /openapi/v3, marked as such, with the server's
-// verdict; offline they are skipped.
-func TestValidatePublishedSchema(t *testing.T) {
-	input := filepath.Join(t.TempDir(), "apiservices.yaml")
-	writeFile(t, input, `apiVersion: apiregistration.k8s.io/v1
-kind: APIService
-metadata: {name: v1beta1.metrics.k8s.io}
-spec:
-  service: {name: metrics-server, namespace: kube-system}
-  group: metrics.k8s.io
-  version: v1beta1
-  insecureSkipTLSVerify: true
-  groupPriorityMinimum: 100
-  versionPriority: 100
----
-apiVersion: apiregistration.k8s.io/v1
-kind: APIService
-metadata: {name: v1beta1.custom.metrics.k8s.io}
-spec:
-  service: {name: adapter, namespace: monitoring, port: "443"}
-  group: custom.metrics.k8s.io
-  version: v1beta1
-  groupPriorityMinimum: high
-`)
-	results := validateJSON(t, input)
-	docs, err := manifest.ReadPaths([]string{input}, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, err := harness.NewDryRunner(testCluster.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, res := range results {
-		refused := server.Run(t, docs[i].JSON, "create") != nil
-		if res.Checks != "schema" || len(res.Warnings) != 1 || res.Warnings[0].Type != validate.SchemaOnly || (res.Status == "invalid") != refused {
-			t.Errorf("%s: %+v; the server refused it: %v", res.Name, res, refused)
-		}
-	}
-	if got := harness.Causes(results[1]); fmt.Sprint(got) != "[spec.groupPriorityMinimum FieldValueTypeInvalid spec.service.port FieldValueTypeInvalid spec.versionPriority FieldValueRequired]" {
-		t.Errorf("causes %q", got)
-	}
-	r := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, "validate", "--offline", "-f", input)
-	if !strings.Contains(r.Stdout, "0 valid, 0 invalid, 2 skipped") {
-		t.Errorf("offline:\n%s%s", r.Stdout, r.Stderr)
-	}
 }
