@@ -1,70 +1,130 @@
 package tabletransport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
+	sigsjson "sigs.k8s.io/json"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/printers"
 )
 
-// rawList is a response with a list's items left undecoded (Items is nil
-// when the response is a single object).
-type rawList struct {
-	metav1.TypeMeta `json:",inline"`
-	Metadata        metav1.ListMeta   `json:"metadata"`
-	Items           []json.RawMessage `json:"items"`
-}
+// batch is how many items one goroutine converts at a time.
+const batch = 64
 
 // convertList turns a list response into the Table JSON the server would
-// send. Items are decoded and converted in as many parts as there are
-// CPUs; rows keep the list's order.
-func convertList(ctx context.Context, list *rawList, conv *printers.Convertor, opts *metav1.TableOptions) ([]byte, error) {
-	parts := min(runtime.GOMAXPROCS(0), max(1, len(list.Items)/64))
-	tables := make([]*metav1.Table, parts)
-	errs := make([]error, parts)
+// send; ok is false when data is not a list (an object, or not JSON). The
+// items are decoded one after the other, as the server's JSON decoder
+// decodes them (case-sensitive keys, integers kept), and each batch of
+// them is converted to rows on another core while the next is decoded;
+// rows keep the list's order.
+func convertList(ctx context.Context, data []byte, conv *printers.Convertor, opts *metav1.TableOptions) (out []byte, ok bool, err error) {
+	dec := sigsjson.NewDecoderCaseSensitivePreserveInts(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false, nil
+	}
+	var meta metav1.ListMeta
+	type part struct {
+		table *metav1.Table
+		err   error
+	}
+	var parts []*part // in the list's order; each filled by its goroutine
 	var wg sync.WaitGroup
-	for p := 0; p < parts; p++ {
-		lo, hi := p*len(list.Items)/parts, (p+1)*len(list.Items)/parts
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tables[p], errs[p] = convertItems(ctx, list.Items[lo:hi], conv, opts)
-		}()
+	workers := make(chan struct{}, runtime.GOMAXPROCS(0))
+	convert := func(items []unstructured.Unstructured) {
+		p := &part{}
+		parts = append(parts, p)
+		workers <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-workers }()
+			p.table, p.err = convertItems(ctx, items, conv, opts)
+		})
+	}
+	isList := false
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch key {
+		case "metadata":
+			err = dec.Decode(&meta)
+		case "items":
+			if isList, err = decodeItems(dec, convert); !isList {
+				wg.Wait()
+				return nil, false, nil
+			}
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			wg.Wait()
+			return nil, false, nil // the caller's decoder says what is wrong
+		}
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	if !isList {
+		return nil, false, nil
+	}
+	for _, p := range parts {
+		if p.err != nil {
+			return nil, true, p.err
 		}
 	}
-	table := tables[0]
-	for _, t := range tables[1:] {
-		table.Rows = append(table.Rows, t.Rows...)
+	table, err := conv.Table(ctx, &unstructured.UnstructuredList{}, opts)
+	if err != nil {
+		return nil, true, err
 	}
-	table.ResourceVersion = list.Metadata.ResourceVersion
-	table.Continue = list.Metadata.Continue
-	table.RemainingItemCount = list.Metadata.RemainingItemCount
-	return json.Marshal(table)
+	for _, p := range parts {
+		table.Rows = append(table.Rows, p.table.Rows...)
+	}
+	table.ResourceVersion = meta.ResourceVersion
+	table.Continue = meta.Continue
+	table.RemainingItemCount = meta.RemainingItemCount
+	out, err = json.Marshal(table)
+	return out, true, err
 }
 
-// convertItems decodes raw items and converts them to Table rows, with
-// each row's object already encoded.
-func convertItems(ctx context.Context, items []json.RawMessage, conv *printers.Convertor, opts *metav1.TableOptions) (*metav1.Table, error) {
-	list := &unstructured.UnstructuredList{Items: make([]unstructured.Unstructured, len(items))}
-	for i, raw := range items {
-		obj := map[string]any{}
-		if err := utiljson.Unmarshal(raw, &obj); err != nil {
-			return nil, err
-		}
-		list.Items[i].Object = obj
+// decodeItems decodes a list's items and hands each batch of them to
+// convert; false when the value is not an array (null).
+func decodeItems(dec sigsjson.Decoder, convert func([]unstructured.Unstructured)) (bool, error) {
+	t, err := dec.Token()
+	if err != nil || t != json.Delim('[') {
+		return false, err
 	}
-	table, err := conv.Table(ctx, list, opts)
+	items := make([]unstructured.Unstructured, 0, batch)
+	for dec.More() {
+		var obj map[string]any
+		if err := dec.Decode(&obj); err != nil {
+			return true, err
+		}
+		if obj == nil {
+			return true, fmt.Errorf("a list item is not an object")
+		}
+		items = append(items, unstructured.Unstructured{Object: obj})
+		if len(items) == batch {
+			convert(items)
+			items = make([]unstructured.Unstructured, 0, batch)
+		}
+	}
+	if len(items) > 0 {
+		convert(items)
+	}
+	_, err = dec.Token() // ']'
+	return true, err
+}
+
+// convertItems converts items to Table rows, with each row's object
+// already encoded.
+func convertItems(ctx context.Context, items []unstructured.Unstructured, conv *printers.Convertor, opts *metav1.TableOptions) (*metav1.Table, error) {
+	table, err := conv.Table(ctx, &unstructured.UnstructuredList{Items: items}, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -151,16 +151,13 @@ func listTable(ctx context.Context, resp *http.Response, conv *printers.Converto
 	if err != nil {
 		return nil, err
 	}
-	var out []byte
-	var list rawList
-	if json.Unmarshal(data, &list) != nil {
-		// Not JSON: the caller's decoder says what is wrong with it, as it
-		// would with the server's Table.
-		return withBody(resp, data), nil
-	}
-	if list.Items != nil {
-		out, err = convertList(ctx, &list, conv, opts)
-	} else {
+	out, isList, err := convertList(ctx, data, conv, opts)
+	if !isList {
+		if !json.Valid(data) {
+			// Not JSON: the caller's decoder says what is wrong with it, as
+			// it would with the server's Table.
+			return withBody(resp, data), nil
+		}
 		out, err = convertObject(ctx, data, conv, opts)
 	}
 	if err != nil {
