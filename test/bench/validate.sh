@@ -11,8 +11,10 @@
 # test/bench/corpusinput: every corpus CRD file in one --crds directory,
 # and the projects' example objects that their CRDs accept, as upstream
 # wrote them: one object; 2,000 documents in one stream; the same as 200
-# files of 10; 20,000 documents in one stream. A last line checks 2,000
-# CronTabs of the plainest YAML against one CRD. kubectl crd keeps its
+# files of 10; 20,000 documents in one stream. Two last lines check 2,000
+# CronTabs of the plainest YAML against one CRD, and 2,000 Deployments
+# (checked as kube-apiserver checks them; by kubectl-validate against the
+# schemas it ships for Kubernetes 1.30). kubectl crd keeps its
 # index of CRD files in a temporary directory, filled by a first run
 # before any is measured.
 #
@@ -41,6 +43,10 @@ cp examples/crds/crontab.yaml "$work/crontab/crds/"
 for ((i = 0; i < 2000; i++)); do
 	printf -- '---\napiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: ct-%d\nspec:\n  cronSpec: "*/5 * * * *"\n  image: img:%d\n  replicas: %d\n  minReplicas: 1\n  maxReplicas: 10\n' "$i" "$i" $((1 + i % 9))
 done > "$work/crontab/stream.yaml"
+mkdir -p "$work/deploy"
+for ((i = 0; i < 2000; i++)); do
+	printf -- '---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web-%d\n  labels: {app: web-%d}\nspec:\n  replicas: %d\n  selector:\n    matchLabels: {app: web-%d}\n  template:\n    metadata:\n      labels: {app: web-%d}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n        ports: [{containerPort: 8080, name: http}]\n        resources: {requests: {cpu: 100m, memory: 64Mi}}\n        readinessProbe: {httpGet: {path: /healthz, port: http}}\n' "$i" "$i" $((1 + i % 5)) "$i" "$i"
+done > "$work/deploy/stream.yaml"
 # Files changed in the last two seconds are not indexed; then one run
 # fills the index.
 sleep 2
@@ -92,3 +98,4 @@ compare "2,000 documents, one stream" "$work/real/stream.yaml" "$crds" "$work/sc
 compare "200 files of 10 documents" "$work/real/files" "$crds" "$work/schemas" kv,kc
 compare "20,000 documents, one stream" "$work/real20k/stream.yaml" "$crds" "$work/schemas" kc
 compare "2,000 CronTabs, plain YAML, one CRD" "$work/crontab/stream.yaml" "$work/crontab/crds" "$work/schemas" kv
+compare "2,000 Deployments (a built-in kind)" "$work/deploy/stream.yaml" "$work/crontab/crds" "$work/schemas" kv
