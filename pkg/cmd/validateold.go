@@ -139,36 +139,55 @@ func asEstablished(crd *apiextensionsv1.CustomResourceDefinition) *apiextensions
 }
 
 // liveObjects finds objects in the cluster: one list per resource version
-// and namespace, shared by every object of the input.
+// and namespace, shared by every object of the input; where the user may
+// not list them (RBAC often lets a deployer get and patch, not list), a
+// get of each.
 func liveObjects(client dynamic.Interface) validate.OldLookup {
 	type listKey struct {
 		gvr       schema.GroupVersionResource
 		namespace string
 	}
-	var lists memo.Map[listKey, map[string]map[string]any]
+	// live is what one list found; getEach when the list was forbidden.
+	type live struct {
+		byName  map[string]map[string]any
+		getEach bool
+	}
+	var lists memo.Map[listKey, live]
 	// A resource the server cannot list (after client-go's retries, which
 	// can take seconds) is not asked for again in another namespace.
 	var failed sync.Map // schema.GroupVersionResource -> error
 	return func(ctx context.Context, _ schema.GroupVersionKind, gvr schema.GroupVersionResource, ns, name string) (map[string]any, error) {
 		k := listKey{gvr, ns}
-		byName, err := lists.Get(k, func() (map[string]map[string]any, error) {
+		found, err := lists.Get(k, func() (live, error) {
 			if err, ok := failed.Load(k.gvr); ok {
-				return nil, err.(error)
+				return live{}, err.(error)
 			}
 			list, err := client.Resource(k.gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
-			if apierrors.IsNotFound(err) {
-				return nil, nil // the CRD is in the input, not yet in the cluster
-			}
-			if err != nil {
+			switch {
+			case apierrors.IsNotFound(err):
+				return live{}, nil // the CRD is in the input, not yet in the cluster
+			case apierrors.IsForbidden(err):
+				return live{getEach: true}, nil
+			case err != nil:
 				failed.Store(k.gvr, err)
-				return nil, err
+				return live{}, err
 			}
 			byName := map[string]map[string]any{}
 			for _, item := range list.Items {
 				byName[item.GetName()] = item.Object
 			}
-			return byName, nil
+			return live{byName: byName}, nil
 		})
-		return byName[name], err
+		if err != nil || !found.getEach {
+			return found.byName[name], err
+		}
+		obj, err := client.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return obj.Object, nil
 	}
 }

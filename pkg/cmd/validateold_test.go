@@ -51,3 +51,41 @@ func TestLiveObjectsListOncePerNamespace(t *testing.T) {
 		t.Errorf("lists made (all, failing): %s; want 2 1", got)
 	}
 }
+
+// TestLiveObjectsGetWhenListForbidden: where the user may not list a
+// resource, each object is read with a get (missing: a create); a get
+// that is forbidden too is the error.
+func TestLiveObjectsGetWhenListForbidden(t *testing.T) {
+	gvr := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	live := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "a", "namespace": "one"}}}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{gvr: "SecretList"}, live)
+	var lists, gets atomic.Int32
+	client.PrependReactor("list", "secrets", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		lists.Add(1)
+		return true, nil, apierrors.NewForbidden(gvr.GroupResource(), "", fmt.Errorf("cannot list"))
+	})
+	client.PrependReactor("get", "secrets", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		gets.Add(1)
+		if a.(clienttesting.GetAction).GetName() == "secret" {
+			return true, nil, apierrors.NewForbidden(gvr.GroupResource(), "secret", fmt.Errorf("cannot get"))
+		}
+		return false, nil, nil
+	})
+	lookup := liveObjects(client)
+	ctx := context.Background()
+	gvk := gvr.GroupVersion().WithKind("Secret")
+	if obj, err := lookup(ctx, gvk, gvr, "one", "a"); err != nil || obj == nil {
+		t.Errorf("a: %v, %v", obj, err)
+	}
+	if obj, err := lookup(ctx, gvk, gvr, "one", "b"); err != nil || obj != nil {
+		t.Errorf("b: %v, %v", obj, err)
+	}
+	if _, err := lookup(ctx, gvk, gvr, "one", "secret"); !apierrors.IsForbidden(err) {
+		t.Errorf("secret: %v, want the get's error", err)
+	}
+	if got := fmt.Sprint(lists.Load(), gets.Load()); got != "1 3" {
+		t.Errorf("lists, gets: %s; want 1 3", got)
+	}
+}
