@@ -62,10 +62,12 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 				return res
 			}
 		}
-		if old != nil {
-			res.Operation = "update"
+		if old == nil {
+			res.report(d, CRD(ctx, d.JSON, nil), opts)
+			return res
 		}
-		res.report(d, CRD(ctx, d.JSON, old), opts)
+		res.Operation = "update"
+		res.report(d, appliedCRD(ctx, d.JSON, old), opts)
 		return res
 	}
 	builtIn, err := c.builtinFor(gvk, d)
@@ -179,6 +181,30 @@ func applied(ctx context.Context, v *Validator, body []byte, old map[string]any,
 		return Result{Err: err}
 	}
 	return v.update(ctx, obj, old)
+}
+
+// appliedCRD checks the update kubectl apply makes of old, the live CRD,
+// with the CRD document body (a JSON merge patch: kubectl has no Go type
+// for CRDs); a v1beta1 document, which the server no longer serves, as a
+// replace.
+func appliedCRD(ctx context.Context, body []byte, old *apiextensionsv1.CustomResourceDefinition) Result {
+	if tm := (&manifest.Document{JSON: body}).TypeMeta(); tm.APIVersion != apiextensionsv1.SchemeGroupVersion.String() {
+		return CRD(ctx, body, old)
+	}
+	typed := *old // a typed client's CRD has no apiVersion and kind
+	typed.TypeMeta = metav1.TypeMeta{APIVersion: apiextensionsv1.SchemeGroupVersion.String(), Kind: "CustomResourceDefinition"}
+	live, err := json.Marshal(&typed)
+	if err != nil {
+		return Result{Err: err}
+	}
+	patched, unchanged, err := applypatch.Apply(body, live, nil)
+	switch {
+	case err != nil:
+		return Result{Err: fmt.Errorf("merging the CRD into the live one, as kubectl apply does: %w", err)}
+	case unchanged:
+		return Result{}
+	}
+	return CRD(ctx, patched, old)
 }
 
 // unchecked is the result for an object of a kind kubectl crd cannot

@@ -12,17 +12,18 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
+	"github.com/kubectl-crd/kubectl-crd/test/harness"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
 )
 
 // TestValidateCRDUpdatesMatchServer creates each old CRD of
 // test/testdata/crdupdates in the test cluster (and moves its
 // storedVersions where the case says so), then checks the new CRD with
 // kubectl crd validate online and offline (--old old.yaml), and sends it
-// to the server as a dry-run update with strict field validation: the
-// verdict and the (field, type) causes must be the server's, both ways.
+// to the server as kubectl apply's dry-run patch with strict field
+// validation: the verdict and the (field, type) causes must be the
+// server's, both ways.
 func TestValidateCRDUpdatesMatchServer(t *testing.T) {
 	ctx := context.Background()
 	root := filepath.Join(repoRoot, "test/testdata/crdupdates")
@@ -30,7 +31,7 @@ func TestValidateCRDUpdatesMatchServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := dynamic.NewForConfig(testCluster.Config)
+	server, err := harness.NewDryRunner(testCluster.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestValidateCRDUpdatesMatchServer(t *testing.T) {
 			}
 			var want [][]string
 			for _, d := range docs {
-				want = append(want, serverCauses(dryRun(t, client, d, "update")))
+				want = append(want, harness.ServerCauses(server.Run(t, d.JSON, "update")))
 			}
 			for name, args := range map[string][]string{
 				"online":       {"validate", "-o", "json", "-f", newCRD},
@@ -82,7 +83,7 @@ func TestValidateCRDUpdatesMatchServer(t *testing.T) {
 					if res.Operation != "update" {
 						t.Errorf("%s: checked as a %s", name, res.Operation)
 					}
-					if got := reportedCauses(res); fmt.Sprint(got) != fmt.Sprint(want[i]) {
+					if got := harness.Causes(res); fmt.Sprint(got) != fmt.Sprint(want[i]) {
 						t.Errorf("%s: kubectl crd validate %q\nserver dry-run update %q", name, got, want[i])
 					}
 				}

@@ -6,21 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"github.com/kubectl-crd/kubectl-crd/test/harness"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 )
 
 // TestValidateMatchesServerDryRun runs kubectl crd validate -o json online
@@ -74,108 +66,6 @@ func TestValidateMatchesServerDryRun(t *testing.T) {
 	if operations["update Ledger"] != 3 || operations["create CustomResourceDefinition"] != 4 {
 		t.Errorf("operations %v: want the 3 ledgers that exist checked as updates and the 4 CRDs as creates", operations)
 	}
-}
-
-// reportedCauses lists a result's errors as "FIELD TYPE"; when there are
-// unknown fields, only those (the server's strict decoding stops there).
-func reportedCauses(res validate.ObjectResult) []string {
-	var all, unknown []string
-	for _, p := range res.Errors {
-		all = append(all, p.Field+" "+p.Type)
-		if p.Type == "FieldValueUnknown" {
-			unknown = append(unknown, "unknown "+p.Field)
-		}
-	}
-	if unknown != nil {
-		all = unknown
-	}
-	sort.Strings(all)
-	return all
-}
-
-// dryRun sends a document to the server as a dry-run create, or update of
-// the live object, with strict field validation.
-func dryRun(t *testing.T, client dynamic.Interface, d manifest.Document, operation string) error {
-	t.Helper()
-	obj := &unstructured.Unstructured{}
-	if err := obj.UnmarshalJSON(d.JSON); err != nil {
-		t.Fatal(err)
-	}
-	gvk := obj.GroupVersionKind()
-	var ri dynamic.ResourceInterface
-	if gvk.Kind == "CustomResourceDefinition" {
-		ri = client.Resource(schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: "customresourcedefinitions"})
-	} else {
-		crd, err := apiextensionsclient.NewForConfigOrDie(testCluster.Config).ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), pluralOf(t, gvk), metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		nri := client.Resource(gvk.GroupVersion().WithResource(crd.Spec.Names.Plural))
-		ri = nri
-		if crd.Spec.Scope == "Namespaced" {
-			if obj.GetNamespace() == "" {
-				obj.SetNamespace("default")
-			}
-			ri = nri.Namespace(obj.GetNamespace())
-		}
-	}
-	ctx := context.Background()
-	if operation == "update" {
-		live, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj.SetResourceVersion(live.GetResourceVersion())
-		_, err = ri.Update(ctx, obj, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
-		return err
-	}
-	_, err := ri.Create(ctx, obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
-	return err
-}
-
-// pluralOf finds the CRD name (plural.group) of a kind through the test
-// cluster's CRDs.
-func pluralOf(t *testing.T, gvk schema.GroupVersionKind) string {
-	t.Helper()
-	list, err := apiextensionsclient.NewForConfigOrDie(testCluster.Config).ApiextensionsV1().CustomResourceDefinitions().List(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range list.Items {
-		if c.Spec.Group == gvk.Group && c.Spec.Names.Kind == gvk.Kind {
-			return c.Name
-		}
-	}
-	t.Fatalf("no CRD for %s", gvk)
-	return ""
-}
-
-var unknownField = regexp.MustCompile(`unknown field "([^"]+)"`)
-
-// serverCauses lists a dry run's causes as causeSet does, with each
-// unknown field of a strict decoding error as "unknown PATH".
-func serverCauses(err error) []string {
-	if err == nil {
-		return nil
-	}
-	var out []string
-	if se, ok := err.(*apierrors.StatusError); ok && se.ErrStatus.Details != nil && len(se.ErrStatus.Details.Causes) > 0 {
-		for _, c := range se.ErrStatus.Details.Causes {
-			if strings.Contains(c.Message, "unknown field") {
-				out = append(out, "unknown "+strings.TrimPrefix(c.Field, "."))
-				continue
-			}
-			out = append(out, c.Field+" "+string(c.Type))
-		}
-	} else if m := unknownField.FindAllStringSubmatch(err.Error(), -1); apierrors.IsBadRequest(err) && m != nil {
-		for _, f := range m {
-			out = append(out, "unknown "+f[1])
-		}
-	} else {
-		out = append(out, "error "+err.Error())
-	}
-	sort.Strings(out)
-	return out
 }
 
 // TestValidateCommand checks the command's text report (file, line,
