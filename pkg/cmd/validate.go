@@ -63,11 +63,13 @@ for kind"). Admission (quotas, limit ranges, pod security, policies,
 webhooks) and authorization are the cluster's and are not run: these are
 the checks a dry run reports before admission.
 
-Online, an object that exists is checked as an update of the live object
-(transition rules with oldSelf, validation ratcheting), and a CRD that
-exists as an update of the live CRD (versions still stored, immutable
-fields, the ratcheting of CEL rules and schemas it already had); --old
-gives the old objects and CRDs from files instead. Files may be named with
+Online, an object that exists is checked as the update kubectl apply makes
+of the live object (its three-way patch: immutable fields, transition rules
+with oldSelf, validation ratcheting), a CRD that exists likewise (versions
+still stored, immutable fields, the ratcheting of CEL rules and schemas it
+already had); --old gives the old objects and CRDs from files instead.
+Kinds that are neither built in nor defined by a CRD are checked, online,
+against the OpenAPI schema the cluster publishes for them, and marked so. Files may be named with
 -f or as arguments (as a pre-commit hook passes them). Each problem is
 reported with its file, line and column. Exit status: 0 when every object
 is valid (or skipped), 1 when one is invalid, 2 when the input cannot be
