@@ -6,7 +6,9 @@
 // kube-aggregator's for APIService), and each resource's registry strategy
 // (k8s.io/kubernetes/pkg/registry/..., k8s.io/kube-aggregator/...):
 // PrepareForCreate and Validate, or PrepareForUpdate and ValidateUpdate,
-// with declarative validation where the strategy runs it.
+// with declarative validation where the strategy runs it. Where a
+// resource's REST storage changes an object before its strategy (a
+// Service's clusterIP and clusterIPs), that step runs first, as there.
 //
 // Admission (quotas, limit ranges, pod security, policies, webhooks) and
 // authorization (RBAC escalation, paramKind access) are the cluster's and
@@ -102,6 +104,7 @@ type Kind struct {
 	// ("" when it is not).
 	Deprecated string
 	strategy   Strategy
+	begin      func(obj, old runtime.Object)
 	scheme     *scheme
 	kinds      *Kinds
 }
@@ -149,7 +152,7 @@ func (k *Kinds) Lookup(gvk schema.GroupVersionKind) (*Kind, error) {
 	case r == nil || r.strategy == nil || !r.scheme.Recognizes(gvk):
 		return nil, &UncheckedError{GVK: gvk}
 	}
-	kind := &Kind{GVK: gvk, Resource: r.gr.WithVersion(gvk.Version), strategy: r.strategy, scheme: r.scheme, kinds: k}
+	kind := &Kind{GVK: gvk, Resource: r.gr.WithVersion(gvk.Version), strategy: r.strategy, begin: r.begin, scheme: r.scheme, kinds: k}
 	if versioned, err := r.scheme.New(gvk); err == nil {
 		versioned.GetObjectKind().SetGroupVersionKind(gvk)
 		if major, minor := kubeRelease(); deprecation.IsDeprecated(versioned, major, minor) {
@@ -219,6 +222,9 @@ func (k *Kind) Create(ctx context.Context, body []byte, namespace string, keep b
 		m.SetName(k.strategy.GenerateName(m.GetGenerateName()))
 	}
 	ctx, warnings := k.request(ctx, http.MethodPost, namespace, "")
+	if k.begin != nil {
+		k.begin(obj, nil)
+	}
 	res.Err = rest.BeforeCreate(k.strategy, ctx, obj)
 	return k.finish(res, obj, warnings, keep)
 }
@@ -280,6 +286,9 @@ func (k *Kind) Update(ctx context.Context, body, live []byte, keep bool) (res Re
 		m.SetResourceVersion(oldMeta.GetResourceVersion())
 	}
 	ctx, warnings := k.request(ctx, http.MethodPatch, oldMeta.GetNamespace(), oldMeta.GetName())
+	if k.begin != nil {
+		k.begin(obj, old)
+	}
 	res.Err = rest.BeforeUpdate(k.strategy, ctx, obj, old)
 	return k.finish(res, obj, warnings, keep)
 }

@@ -325,3 +325,45 @@ func TestDeprecatedVersion(t *testing.T) {
 		t.Errorf("v1: %q", current.Deprecated)
 	}
 }
+
+// TestServiceClusterIPs checks what a Service's storage does to its IPs
+// before validation: a headless Service written with clusterIP alone is
+// valid, and a changed clusterIP is refused at clusterIPs[0], where the
+// server refuses it.
+func TestServiceClusterIPs(t *testing.T) {
+	k := kinds(t)
+	ctx := context.Background()
+	headless := body(t, `apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: default}
+spec: {clusterIP: None, selector: {app: db}, ports: [{port: 5432}]}
+`)
+	svc := lookup(t, k, "v1", "Service")
+	if res := svc.Create(ctx, headless, "", false); res.Err != nil {
+		t.Errorf("a headless Service: %v", res.Err)
+	}
+	mismatched := body(t, `apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: default}
+spec: {clusterIP: None, clusterIPs: [10.0.0.9], selector: {app: db}, ports: [{port: 5432}]}
+`)
+	if got := causes(svc.Create(ctx, mismatched, "", false)); !slices.Contains(got, "spec.clusterIPs FieldValueInvalid") {
+		t.Errorf("clusterIPs other than clusterIP: %q, want spec.clusterIPs invalid", got)
+	}
+	live := body(t, `apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: default, resourceVersion: "4", uid: 8d0f1c52-0000-4000-8000-000000000004}
+spec: {clusterIP: 10.0.0.12, clusterIPs: [10.0.0.12], ipFamilies: [IPv4], ipFamilyPolicy: SingleStack, type: ClusterIP, selector: {app: db}, ports: [{port: 5432, targetPort: 5432, protocol: TCP}]}
+`)
+	if got := causes(svc.Update(ctx, headless, live, false)); !slices.Equal(got, []string{"spec.clusterIPs[0] FieldValueInvalid"}) {
+		t.Errorf("clusterIP changed to None: %q, want spec.clusterIPs[0] invalid", got)
+	}
+	unchanged := body(t, `apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: default, labels: {tier: data}}
+spec: {clusterIP: 10.0.0.12, selector: {app: db}, ports: [{port: 5432}]}
+`)
+	if res := svc.Update(ctx, unchanged, live, false); res.Err != nil {
+		t.Errorf("clusterIP given as it is: %v", res.Err)
+	}
+}

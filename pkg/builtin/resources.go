@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -113,6 +114,9 @@ type resource struct {
 	versions []string
 	strategy Strategy
 	scheme   *scheme
+	// begin is what the resource's REST storage does to an object before
+	// the strategy sees it (old is nil on a create); nil for most.
+	begin func(obj, old runtime.Object)
 }
 
 // resources lists every resource kube-apiserver serves by default, with
@@ -128,10 +132,10 @@ type resource struct {
 // as admission does), and namespaces read through namespaces.
 func resources(namespaces corev1client.NamespaceInterface, kube, aggregator *scheme) []resource {
 	core := func(r, kind string, s Strategy) resource {
-		return resource{schema.GroupResource{Resource: r}, kind, []string{"v1"}, s, kube}
+		return resource{gr: schema.GroupResource{Resource: r}, kind: kind, versions: []string{"v1"}, strategy: s, scheme: kube}
 	}
 	v1 := func(group, r, kind string, s Strategy) resource {
-		return resource{schema.GroupResource{Group: group, Resource: r}, kind, []string{"v1"}, s, kube}
+		return resource{gr: schema.GroupResource{Group: group, Resource: r}, kind: kind, versions: []string{"v1"}, strategy: s, scheme: kube}
 	}
 	const (
 		admission   = "admissionregistration.k8s.io"
@@ -142,6 +146,8 @@ func resources(namespaces corev1client.NamespaceInterface, kube, aggregator *sch
 		dra         = "resource.k8s.io"
 		storage     = "storage.k8s.io"
 	)
+	services := core("services", "Service", service.Strategy)
+	services.begin = syncClusterIPs
 	return []resource{
 		core("configmaps", "ConfigMap", configmap.Strategy),
 		core("endpoints", "Endpoints", endpoint.Strategy),
@@ -157,7 +163,7 @@ func resources(namespaces corev1client.NamespaceInterface, kube, aggregator *sch
 		core("resourcequotas", "ResourceQuota", resourcequota.Strategy),
 		core("secrets", "Secret", secret.Strategy),
 		core("serviceaccounts", "ServiceAccount", serviceaccount.Strategy),
-		core("services", "Service", service.Strategy),
+		services,
 
 		v1(admission, "mutatingadmissionpolicies", "MutatingAdmissionPolicy", mutatingadmissionpolicy.NewStrategy(nil, nil)),
 		v1(admission, "mutatingadmissionpolicybindings", "MutatingAdmissionPolicyBinding", mutatingadmissionpolicybinding.NewStrategy(nil, nil, nil)),
@@ -172,7 +178,7 @@ func resources(namespaces corev1client.NamespaceInterface, kube, aggregator *sch
 		v1("apps", "replicasets", "ReplicaSet", replicaset.Strategy),
 		v1("apps", "statefulsets", "StatefulSet", statefulset.Strategy),
 
-		{schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"}, "HorizontalPodAutoscaler", []string{"v1", "v2"}, horizontalpodautoscaler.Strategy, kube},
+		{gr: schema.GroupResource{Group: "autoscaling", Resource: "horizontalpodautoscalers"}, kind: "HorizontalPodAutoscaler", versions: []string{"v1", "v2"}, strategy: horizontalpodautoscaler.Strategy, scheme: kube},
 
 		v1("batch", "cronjobs", "CronJob", cronjob.Strategy),
 		v1("batch", "jobs", "Job", job.Strategy),
@@ -219,7 +225,7 @@ func resources(namespaces corev1client.NamespaceInterface, kube, aggregator *sch
 
 		v1("storagemigration.k8s.io", "storageversionmigrations", "StorageVersionMigration", storagemigration.Strategy),
 
-		{schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}, "APIService", []string{"v1"}, apiservice.NewStrategy(aggregator.Scheme), aggregator},
+		{gr: schema.GroupResource{Group: "apiregistration.k8s.io", Resource: "apiservices"}, kind: "APIService", versions: []string{"v1"}, strategy: apiservice.NewStrategy(aggregator.Scheme), scheme: aggregator},
 
 		core("bindings", "Binding", nil),
 		core("componentstatuses", "ComponentStatus", nil),

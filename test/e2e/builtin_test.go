@@ -51,7 +51,7 @@ func TestValidateBuiltInMatchesServerDryRun(t *testing.T) {
 	}
 	verdicts := map[string]map[string]int{} // kind -> status -> count
 	operations := map[string]int{}
-	agree, known := 0, 0
+	agree := 0
 	for i, res := range results {
 		d := docs[i]
 		t.Run(d.Pos(), func(t *testing.T) {
@@ -62,11 +62,6 @@ func TestValidateBuiltInMatchesServerDryRun(t *testing.T) {
 			want := harness.ServerCauses(server.Run(t, d.JSON, res.Operation))
 			if fmt.Sprint(got) == fmt.Sprint(want) {
 				agree++
-				return
-			}
-			if why := builtInKnownDifferences[fmt.Sprint(got, want)]; why != "" {
-				known++
-				t.Logf("%s %s/%s: %q, the server %q: %s", res.Operation, res.Kind, res.Name, got, want, why)
 				return
 			}
 			t.Errorf("%s %s/%s: kubectl crd validate %q\nserver %q", res.Operation, res.Kind, res.Name, got, want)
@@ -85,15 +80,8 @@ func TestValidateBuiltInMatchesServerDryRun(t *testing.T) {
 	if operations["update"] < 14 {
 		t.Errorf("operations %v: want the 14 objects of updates.yaml checked as updates", operations)
 	}
-	t.Logf("%d objects of %d kinds (%v): verdict and causes as the server's on %d, the verdict on %d more (known differences)",
-		len(results), len(verdicts), operations, agree, known)
-}
-
-// builtInKnownDifferences are the answers (kubectl crd's, the server's)
-// known to differ in the field, not the verdict, with why.
-var builtInKnownDifferences = map[string]string{
-	fmt.Sprint([]string{"spec.clusterIPs FieldValueInvalid"}, []string{"spec.clusterIPs[0] FieldValueInvalid"}): "a Service's " +
-		"storage, not its strategy, copies a changed clusterIP into clusterIPs before validation (README: Service IPs)",
+	t.Logf("%d objects of %d kinds (%v): verdict and causes as the server's on %d",
+		len(results), len(verdicts), operations, agree)
 }
 
 // validateJSON runs kubectl crd validate -o json -R online on paths.
