@@ -22,8 +22,8 @@ const batch = 64
 // send; ok is false when data is not a list (an object, or not JSON). The
 // items are decoded one after the other, as the server's JSON decoder
 // decodes them (case-sensitive keys, integers kept), and each batch of
-// them is converted to rows on another core while the next is decoded;
-// rows keep the list's order.
+// them is converted to rows and encoded on another core while the next is
+// decoded; rows keep the list's order.
 func convertList(ctx context.Context, data []byte, conv *printers.Convertor, opts *metav1.TableOptions) (out []byte, ok bool, err error) {
 	dec := sigsjson.NewDecoderCaseSensitivePreserveInts(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -31,8 +31,8 @@ func convertList(ctx context.Context, data []byte, conv *printers.Convertor, opt
 	}
 	var meta metav1.ListMeta
 	type part struct {
-		table *metav1.Table
-		err   error
+		rows []byte // the batch's rows, encoded and comma-separated
+		err  error
 	}
 	var parts []*part // in the list's order; each filled by its goroutine
 	var wg sync.WaitGroup
@@ -43,7 +43,7 @@ func convertList(ctx context.Context, data []byte, conv *printers.Convertor, opt
 		workers <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-workers }()
-			p.table, p.err = convertItems(ctx, items, conv, opts)
+			p.rows, p.err = convertItems(ctx, items, conv, opts)
 		})
 	}
 	isList := false
@@ -73,23 +73,48 @@ func convertList(ctx context.Context, data []byte, conv *printers.Convertor, opt
 	if !isList {
 		return nil, false, nil
 	}
-	for _, p := range parts {
-		if p.err != nil {
-			return nil, true, p.err
-		}
-	}
 	table, err := conv.Table(ctx, &unstructured.UnstructuredList{}, opts)
 	if err != nil {
 		return nil, true, err
 	}
-	for _, p := range parts {
-		table.Rows = append(table.Rows, p.table.Rows...)
-	}
 	table.ResourceVersion = meta.ResourceVersion
 	table.Continue = meta.Continue
 	table.RemainingItemCount = meta.RemainingItemCount
-	out, err = json.Marshal(table)
+	chunks := make([][]byte, 0, len(parts))
+	for _, p := range parts {
+		if p.err != nil {
+			return nil, true, p.err
+		}
+		chunks = append(chunks, p.rows)
+	}
+	out, err = joinRows(table, chunks)
 	return out, true, err
+}
+
+// joinRows encodes a Table without rows and puts the encoded rows in its
+// rows array, which is the last field of the Table's JSON.
+func joinRows(table *metav1.Table, rows [][]byte) ([]byte, error) {
+	table.Rows = nil
+	head, err := json.Marshal(table)
+	if err != nil {
+		return nil, err
+	}
+	const noRows = `"rows":null}`
+	if !bytes.HasSuffix(head, []byte(noRows)) {
+		return nil, fmt.Errorf("a Table encodes with fields after its rows: %.80s", head[max(0, len(head)-80):])
+	}
+	out := append(head[:len(head)-len(noRows)], `"rows":[`...)
+	first := true
+	for _, r := range rows {
+		if len(r) == 0 {
+			continue
+		}
+		if !first {
+			out = append(out, ',')
+		}
+		out, first = append(out, r...), false
+	}
+	return append(out, "]}"...), nil
 }
 
 // decodeItems decodes a list's items and hands each batch of them to
@@ -121,21 +146,16 @@ func decodeItems(dec sigsjson.Decoder, convert func([]unstructured.Unstructured)
 	return true, err
 }
 
-// convertItems converts items to Table rows, with each row's object
-// already encoded.
-func convertItems(ctx context.Context, items []unstructured.Unstructured, conv *printers.Convertor, opts *metav1.TableOptions) (*metav1.Table, error) {
+// convertItems converts items to Table rows and encodes them, comma
+// separated, as they appear in the Table's rows array.
+func convertItems(ctx context.Context, items []unstructured.Unstructured, conv *printers.Convertor, opts *metav1.TableOptions) ([]byte, error) {
 	table, err := conv.Table(ctx, &unstructured.UnstructuredList{Items: items}, opts)
 	if err != nil {
 		return nil, err
 	}
-	for i := range table.Rows {
-		row := &table.Rows[i]
-		if row.Object.Object == nil {
-			continue
-		}
-		if row.Object.Raw, err = json.Marshal(row.Object.Object); err != nil {
-			return nil, err
-		}
+	rows, err := encodeRows(table.Rows)
+	if err != nil {
+		return nil, err
 	}
-	return table, nil
+	return rows[1 : len(rows)-1], nil // without the array's brackets
 }

@@ -185,18 +185,38 @@ func decodeObject(data []byte) (runtime.Object, error) {
 
 // encodeTable writes a Table as JSON with each row's object embedded.
 func encodeTable(table *metav1.Table) ([]byte, error) {
-	for i := range table.Rows {
-		row := &table.Rows[i]
+	if err := embedObjects(table.Rows); err != nil {
+		return nil, err
+	}
+	return json.Marshal(table)
+}
+
+// encodeRows writes rows as a JSON array with each row's object embedded.
+func encodeRows(rows []metav1.TableRow) ([]byte, error) {
+	if err := embedObjects(rows); err != nil {
+		return nil, err
+	}
+	if rows == nil {
+		rows = []metav1.TableRow{}
+	}
+	return json.Marshal(rows)
+}
+
+// embedObjects encodes each row's object into the row, where a Table's
+// JSON carries it.
+func embedObjects(rows []metav1.TableRow) error {
+	for i := range rows {
+		row := &rows[i]
 		if row.Object.Object == nil {
 			continue
 		}
 		raw, err := json.Marshal(row.Object.Object)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		row.Object.Raw = raw
 	}
-	return json.Marshal(table)
+	return nil
 }
 
 func withBody(resp *http.Response, body []byte) *http.Response {
