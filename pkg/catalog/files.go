@@ -94,33 +94,23 @@ type Files struct {
 	discovery *memoryDiscovery
 }
 
-// fileCRD is one CRD document: its outline, and the whole CRD once it is
-// decoded.
+// fileCRD is one CRD document: its outline, and how to decode the whole
+// CRD. The whole CRD is decoded again each time it is asked for, not kept:
+// its schemas are most of a CRD's memory, and a caller keeps only what it
+// uses (validate keeps each version's validator, not the CRD).
 type fileCRD struct {
 	outline *apiextensionsv1.CustomResourceDefinition
 	origin  string // FILE:LINE
 	line    int
-	decode  func() (*CRD, error) // the whole CRD
-
-	once sync.Once
-	crd  *CRD
-	err  error
+	decode  func() (*CRD, error) // the whole CRD; safe to call concurrently
 }
 
-func (f *fileCRD) decoded() (*CRD, error) {
-	f.once.Do(func() {
-		f.crd, f.err = f.decode()
-		f.decode = nil
-	})
-	return f.crd, f.err
-}
+func (f *fileCRD) decoded() (*CRD, error) { return f.decode() }
 
-// keep replaces the decoded CRD by its encoded form, decoded again when
-// it is used (what the index wrote for it).
+// keep makes the whole CRD decode from its encoded form (what the index
+// wrote for it) instead of its document.
 func (f *fileCRD) keep(encoded []byte) {
 	origin := f.origin
-	f.once = sync.Once{}
-	f.crd, f.err = nil, nil
 	f.decode = func() (*CRD, error) {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := crd.Unmarshal(encoded); err != nil {
@@ -253,7 +243,7 @@ func newFileCRD(d *manifest.Document) (*fileCRD, error) {
 		if err != nil {
 			return nil, err
 		}
-		fc.outline = outlineOf(crd.CustomResourceDefinition)
+		fc.outline = Outline(crd.CustomResourceDefinition)
 	} else {
 		var o outline
 		if err := json.Unmarshal(d.JSON, &o); err != nil {
@@ -265,9 +255,12 @@ func newFileCRD(d *manifest.Document) (*fileCRD, error) {
 	return fc, servable(fc.outline, d)
 }
 
-// outlineOf is the outline of a whole CRD.
-func outlineOf(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
-	o := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: crd.ObjectMeta}
+// Outline is what resolving names and versions needs of a CRD: its name,
+// group, names, scope and versions (with their subresources), without
+// the schemas and without the rest of its metadata.
+func Outline(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
+	o := &apiextensionsv1.CustomResourceDefinition{}
+	o.Name = crd.Name
 	o.Spec.Group, o.Spec.Names, o.Spec.Scope = crd.Spec.Group, crd.Spec.Names, crd.Spec.Scope
 	for _, v := range crd.Spec.Versions {
 		o.Spec.Versions = append(o.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{

@@ -111,7 +111,7 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 		p.Line, p.Column = d.Position(p.Field)
 		res.Warnings = append(res.Warnings, p)
 	}
-	v, err := c.validators.get(crd, gvk.Version)
+	v, err := c.validatorFor(ctx, gvk, found)
 	if err != nil {
 		res.Status, res.Reason = "error", err.Error()
 		return res

@@ -120,7 +120,7 @@ type Options struct {
 // error finding one (a cluster that cannot be asked) ends the check and
 // is returned.
 func Documents(ctx context.Context, chunks []manifest.Chunk, kinds Kinds, opts Options) (Report, error) {
-	c := &checker{kinds: kinds, opts: opts, crds: map[schema.GroupKind]*catalog.CRD{}, builtins: map[schema.GroupVersionKind]builtinKind{},
+	c := &checker{kinds: kinds, opts: opts, crds: map[schema.GroupKind]*kindCRD{}, builtins: map[schema.GroupVersionKind]builtinKind{},
 		published: map[schema.GroupVersionKind]*published{}}
 	out := newInOrder(len(chunks), opts.Emit)
 	parallel.Each(len(chunks), 1, func(i int) {
@@ -141,15 +141,16 @@ func Documents(ctx context.Context, chunks []manifest.Chunk, kinds Kinds, opts O
 	return out.report(), nil
 }
 
-// checker holds what the documents of one input share: the CRD of each
-// kind, found once, and each CRD version's validator, built once.
+// checker holds what the documents of one input share: the outline of
+// each kind's CRD, found once, and each CRD version's validator, built
+// once.
 type checker struct {
 	kinds      Kinds
 	opts       Options
-	validators validators
+	validators memo.Map[string, *Validator] // by CRD name and version
 
 	mu        sync.Mutex // one catalog question at a time
-	crds      map[schema.GroupKind]*catalog.CRD
+	crds      map[schema.GroupKind]*kindCRD
 	builtins  map[schema.GroupVersionKind]builtinKind
 	published map[schema.GroupVersionKind]*published
 	err       error
@@ -185,22 +186,67 @@ func (c *checker) builtinFor(gvk schema.GroupVersionKind, d *manifest.Document) 
 	return c.builtins[gvk], nil
 }
 
+// kindCRD is what the documents of one kind share: the outline of its
+// CRD (names, scope, versions), and the whole CRD until the first
+// validator is built from it. A CRD's schemas are most of its memory and
+// are not kept: another version's validator finds the CRD again.
+type kindCRD struct {
+	*catalog.CRD // the outline
+	whole        *catalog.CRD
+}
+
 // crdFor returns the CRD of a kind (nil: none defines it).
-func (c *checker) crdFor(ctx context.Context, gk schema.GroupKind, d *manifest.Document) (*catalog.CRD, error) {
+func (c *checker) crdFor(ctx context.Context, gk schema.GroupKind, d *manifest.Document) (*kindCRD, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if crd, done := c.crds[gk]; done {
 		return crd, nil
 	}
-	crd, err := c.kinds.ForKind(ctx, gk)
+	whole, err := c.kinds.ForKind(ctx, gk)
 	if err != nil {
 		if c.err == nil {
 			c.err = fmt.Errorf("finding the CustomResourceDefinition of %s (at %s): %w", gk, d.Pos(), err)
 		}
 		return nil, c.err
 	}
+	var crd *kindCRD
+	if whole != nil {
+		outline := &catalog.CRD{CustomResourceDefinition: catalog.Outline(whole.CustomResourceDefinition), Origin: whole.Origin}
+		crd = &kindCRD{CRD: outline, whole: whole}
+	}
 	c.crds[gk] = crd
 	return crd, nil
+}
+
+// validatorFor returns the validator of a version of crd, built the
+// first time it is asked for.
+func (c *checker) validatorFor(ctx context.Context, gvk schema.GroupVersionKind, crd *kindCRD) (*Validator, error) {
+	return c.validators.Get(crd.Name+"/"+gvk.Version, func() (*Validator, error) {
+		whole, err := c.takeWhole(ctx, gvk.GroupKind(), crd)
+		if err != nil {
+			return nil, err
+		}
+		return NewValidator(whole.CustomResourceDefinition, gvk.Version)
+	})
+}
+
+// takeWhole returns the whole CRD of crd: the one it was found with, the
+// first time, and then the CRD found again.
+func (c *checker) takeWhole(ctx context.Context, gk schema.GroupKind, crd *kindCRD) (*catalog.CRD, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if whole := crd.whole; whole != nil {
+		crd.whole = nil
+		return whole, nil
+	}
+	again, err := c.kinds.ForKind(ctx, gk)
+	if err != nil {
+		return nil, err
+	}
+	if again == nil || again.Name != crd.Name {
+		return nil, fmt.Errorf("the CustomResourceDefinition %s (%s) is no longer there", crd.Name, crd.Origin)
+	}
+	return again, nil
 }
 
 func (c *checker) failed() error {
@@ -260,13 +306,4 @@ func (s *Summary) count(status string) {
 	default:
 		s.Errors++
 	}
-}
-
-// validators builds each CRD version's validator once.
-type validators struct {
-	m memo.Map[string, *Validator]
-}
-
-func (c *validators) get(crd *apiextensionsv1.CustomResourceDefinition, version string) (*Validator, error) {
-	return c.m.Get(crd.Name+"/"+version, func() (*Validator, error) { return NewValidator(crd, version) })
 }

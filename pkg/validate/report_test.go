@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
@@ -405,5 +406,73 @@ func TestStreamedEqualsBuffered(t *testing.T) {
 		if !same(gotOut.String(), wantOut.String()) || gotErr.String() != wantErr.String() {
 			t.Errorf("%s: streamed output differs from the buffered one:\n%.600s\n---- buffered:\n%.600s", format, gotOut.String()+gotErr.String(), wantOut.String()+wantErr.String())
 		}
+	}
+}
+
+// forgetful finds a kind's CRD the first time only, as a CRD deleted
+// during the run would be.
+type forgetful struct {
+	Kinds
+	asked atomic.Int32
+}
+
+func (f *forgetful) ForKind(ctx context.Context, gk schema.GroupKind) (*catalog.CRD, error) {
+	if f.asked.Add(1) > 1 {
+		return nil, nil
+	}
+	return f.Kinds.ForKind(ctx, gk)
+}
+
+// TestEachVersionItsSchema checks objects of two versions of one kind,
+// each against its own version's schema: the CRD is kept as an outline,
+// and found again to build the second version's validator.
+func TestEachVersionItsSchema(t *testing.T) {
+	input := `apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: a}
+spec: {replicas: 50}
+---
+apiVersion: stable.example.com/v1beta1
+kind: CronTab
+metadata: {name: b}
+spec: {replicas: 50}
+---
+apiVersion: stable.example.com/v1beta1
+kind: CronTab
+metadata: {name: c}
+spec: {replicas: "x"}
+`
+	r := check(t, "versions.yaml", input, Options{})
+	got := []string{r.Results[0].Status, r.Results[1].Status, r.Results[2].Status}
+	if strings.Join(got, " ") != "invalid valid invalid" {
+		t.Fatalf("statuses %v, want invalid (v1's maximum) valid (v1beta1 has none) invalid (type): %+v", got, r.Results)
+	}
+	if e := r.Results[0].Errors; len(e) != 1 || e[0].Field != "spec.replicas" || e[0].Type != "FieldValueInvalid" {
+		t.Errorf("v1: errors %+v", e)
+	}
+	if e := r.Results[2].Errors; len(e) != 1 || e[0].Field != "spec.replicas" || e[0].Type != "FieldValueTypeInvalid" {
+		t.Errorf("v1beta1: errors %+v", e)
+	}
+
+	// The CRD gone when the second version's validator is built: that
+	// version's objects are errors that say so, the other version's are
+	// checked (which version is met first depends on the workers).
+	gone := &forgetful{Kinds: cronTabs(t)}
+	r, err := Documents(context.Background(), manifest.Split("versions.yaml", []byte(input)), gone, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errored := map[string]int{}
+	for _, res := range r.Results {
+		if res.Status == "error" {
+			errored[res.APIVersion]++
+			if !strings.Contains(res.Reason, "crontabs.stable.example.com") || !strings.Contains(res.Reason, "no longer there") {
+				t.Errorf("%s: reason %q", res.Name, res.Reason)
+			}
+		}
+	}
+	v1, v1beta1 := errored["stable.example.com/v1"], errored["stable.example.com/v1beta1"]
+	if !(v1 == 1 && v1beta1 == 0 && r.Results[1].Status == "valid") && !(v1 == 0 && v1beta1 == 2 && r.Results[0].Status == "invalid") {
+		t.Errorf("errors by version: v1 %d, v1beta1 %d; want one version's objects all errors, the other's checked: %+v", v1, v1beta1, r.Results)
 	}
 }

@@ -31,10 +31,10 @@ import (
 // create, with the server's own strategy (schema, metadata, embedded
 // resources, list types, CEL rules), built once and used for every object.
 type Validator struct {
-	crd        *apiextensionsv1.CustomResourceDefinition
-	gvk        schema.GroupVersionKind
-	structural *structuralschema.Structural
-	strategy   strategy
+	gvk                   schema.GroupVersionKind
+	structural            *structuralschema.Structural
+	preserveUnknownFields bool
+	strategy              strategy
 }
 
 // strategy is what the server's custom resource strategy is to creates
@@ -81,7 +81,7 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Spec.Names.Kind}
 	strategy := customresource.NewStrategy(crdserverscheme.NewUnstructuredObjectTyper(), crd.Spec.Scope == apiextensionsv1.NamespaceScoped, gvk,
 		schemaValidator, statusValidator, s, status, scale, selectable)
-	return &Validator{crd: crd, gvk: gvk, structural: s, strategy: strategy}, nil
+	return &Validator{gvk: gvk, structural: s, preserveUnknownFields: crd.Spec.PreserveUnknownFields, strategy: strategy}, nil
 }
 
 func statusSchema(props *apiextensions.JSONSchemaProps) (apiextensions.JSONSchemaProps, bool) {
@@ -117,7 +117,7 @@ func (v *Validator) Create(ctx context.Context, obj map[string]any, namespace st
 // object as the server would store it.
 func (v *Validator) create(ctx context.Context, obj map[string]any, namespace string) Result {
 	u := &unstructured.Unstructured{Object: obj}
-	res := Result{Unknown: PruneAndDefault(u.Object, v.structural, v.crd.Spec.PreserveUnknownFields)}
+	res := Result{Unknown: PruneAndDefault(u.Object, v.structural, v.preserveUnknownFields)}
 	if v.strategy.NamespaceScoped() {
 		// kubectl sends an object to its own namespace.
 		if ns := u.GetNamespace(); ns != "" {
@@ -150,9 +150,9 @@ func (v *Validator) Update(ctx context.Context, obj, old map[string]any) Result 
 // changed).
 func (v *Validator) update(ctx context.Context, obj, old map[string]any) Result {
 	u := &unstructured.Unstructured{Object: obj}
-	res := Result{Unknown: PruneAndDefault(u.Object, v.structural, v.crd.Spec.PreserveUnknownFields)}
+	res := Result{Unknown: PruneAndDefault(u.Object, v.structural, v.preserveUnknownFields)}
 	o := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(old)}
-	PruneAndDefault(o.Object, v.structural, v.crd.Spec.PreserveUnknownFields)
+	PruneAndDefault(o.Object, v.structural, v.preserveUnknownFields)
 	namespace := ""
 	if v.strategy.NamespaceScoped() {
 		namespace = o.GetNamespace()
