@@ -222,17 +222,21 @@ func (o *ValidateOptions) builtInKinds() (*builtin.Kinds, error) {
 // Run reads the input, validates every object and prints the report as
 // results come.
 func (o *ValidateOptions) Run(ctx context.Context) error {
-	chunks, err := o.read()
+	input, err := o.read()
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}
 	}
-	if err := o.catalog.AddInput(inputCRDs(chunks)...); err != nil {
+	crds, err := inputCRDs(input)
+	if err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
+	if err := o.catalog.AddInput(crds...); err != nil {
 		return &ExitError{Code: 2, Err: err}
 	}
 	printer := validate.NewPrinter(o.f.Streams.Out, o.f.Streams.ErrOut, o.Output, Version, isTerminal(o.f.Streams.Out))
 	opts := validate.Options{Unknown: validate.UnknownFields(o.Unknown), StrictKinds: o.StrictKinds, BuiltIn: o.builtIn, Published: o.published, Skip: o.skip, Keep: o.Output == "yaml",
 		Namespace: o.namespace, Old: o.old, OldCRD: o.oldCRD, Emit: printer.Add}
-	report, err := validate.Documents(ctx, chunks, o.catalog, opts)
+	report, err := validate.Documents(ctx, input, o.catalog, opts)
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}
 	}
@@ -252,11 +256,10 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// read finds the documents of the -f files (or of the -k kustomization's
-// output).
-func (o *ValidateOptions) read() ([]manifest.Chunk, error) {
+// read opens the -f files (or builds the -k kustomization's output).
+func (o *ValidateOptions) read() (*manifest.Input, error) {
 	if o.Kustomize == "" {
-		return manifest.SplitPaths(o.Filenames, o.Recursive, o.f.Streams.In)
+		return manifest.OpenPaths(o.Filenames, o.Recursive, o.f.Streams.In)
 	}
 	opts := krusty.MakeDefaultOptions()
 	opts.Reorder = krusty.ReorderOptionLegacy
@@ -268,20 +271,18 @@ func (o *ValidateOptions) read() ([]manifest.Chunk, error) {
 	if err != nil {
 		return nil, err
 	}
-	return manifest.Split(o.Kustomize+" (kustomize build)", data), nil
+	return manifest.InputOf(o.Kustomize+" (kustomize build)", data), nil
 }
 
 // inputCRDs decodes the CRDs of the input, for the objects beside them
-// wherever they stand. Only documents that mention the kind are decoded
-// (the documents are decoded again when they are checked); a CRD that
-// does not decode is left out: its own result says why.
-func inputCRDs(chunks []manifest.Chunk) []*catalog.CRD {
+// wherever they stand: a first walk over the input, before any object is
+// checked, which reads and decodes only the documents that mention the
+// kind (they are read again when they are checked). A CRD that does not decode is
+// left out: its own result says why.
+func inputCRDs(input *manifest.Input) ([]*catalog.CRD, error) {
 	var crds []*catalog.CRD
-	for i := range chunks {
-		if !chunks[i].Mentions("CustomResourceDefinition") {
-			continue
-		}
-		docs := chunks[i].Decode()
+	err := input.EachMentioning("CustomResourceDefinition", func(chunk manifest.Chunk) bool {
+		docs := chunk.Decode()
 		for j := range docs {
 			d := &docs[j]
 			if d.Err != nil || !catalog.IsCRD(d.TypeMeta()) {
@@ -291,8 +292,9 @@ func inputCRDs(chunks []manifest.Chunk) []*catalog.CRD {
 				crds = append(crds, crd)
 			}
 		}
-	}
-	return crds
+		return true
+	})
+	return crds, err
 }
 
 func isTerminal(w io.Writer) bool {

@@ -9,6 +9,7 @@ import "bytes"
 type Chunk struct {
 	name         string
 	text         []byte
+	size         int // the length of the text (not kept over MaxDocument)
 	line, column int // where text starts in the file (1-based)
 	json         bool
 	// err: the stream breaks off here (a JSON syntax error); nothing
@@ -65,8 +66,8 @@ func (c *Chunk) Decode() []Document {
 }
 
 func (c *Chunk) decodeYAML() (*Document, error) {
-	if len(c.text) > MaxDocument {
-		return nil, tooLarge(c.name, c.line, len(c.text))
+	if c.size > MaxDocument {
+		return nil, tooLarge(c.name, c.line, c.size)
 	}
 	return decodeYAML(c.name, c.text, c.line-1)
 }

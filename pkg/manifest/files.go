@@ -2,8 +2,6 @@ package manifest
 
 import (
 	"io"
-
-	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -37,34 +35,16 @@ func ReadPathsLenient(paths []string, recursive bool, stdin io.Reader) ([]Docume
 // SplitPaths reads every path as ReadPathsLenient does and finds the
 // documents of each file, without decoding them.
 func SplitPaths(paths []string, recursive bool, stdin io.Reader) ([]Chunk, error) {
-	sources, err := Files(paths, recursive)
+	in, err := OpenPaths(paths, recursive, stdin)
 	if err != nil {
 		return nil, err
 	}
-	data := make([][]byte, len(sources))
-	errs := make([]error, len(sources))
-	for i, s := range sources {
-		if s == "-" { // one reader of stdin (a second "-" reads what is left: nothing)
-			if data[i], errs[i] = io.ReadAll(stdin); errs[i] != nil {
-				errs[i] = &Error{File: s, Msg: errs[i].Error()}
-			}
-		}
-	}
-	parallel.Each(len(sources), 1, func(i int) {
-		if sources[i] != "-" {
-			if data[i], errs[i] = os.ReadFile(sources[i]); errs[i] != nil {
-				errs[i] = &Error{File: sources[i], Msg: describeFSError(errs[i])}
-			}
-		}
-	})
 	var chunks []Chunk
-	for i, s := range sources {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		chunks = append(chunks, Split(s, data[i])...)
-	}
-	return chunks, nil
+	err = in.Each(func(c Chunk) bool {
+		chunks = append(chunks, c)
+		return true
+	})
+	return chunks, err
 }
 
 // Files lists the files paths name, in order: a file itself, a

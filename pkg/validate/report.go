@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
+	"runtime"
 	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
-	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
@@ -110,33 +109,63 @@ type Options struct {
 	Emit func(ObjectResult)
 }
 
-// Documents decodes and validates every document of chunks, several at a
+// Input gives documents' chunks in order (a *manifest.Input does).
+type Input interface {
+	Each(f func(manifest.Chunk) bool) error
+}
+
+// Documents decodes and validates every document of input, several at a
 // time, each CRD version's validator built once; results are in input
 // order. Custom resources are checked as creates (or, with Options.Old,
 // as updates of what exists), CRDs as the server checks a new CRD,
-// documents that cannot be read are errors. Each document is decoded,
-// checked and let go by one worker: what stays is its result. The CRD of
-// a kind is found when the kind is first met, one kind at a time; an
-// error finding one (a cluster that cannot be asked) ends the check and
-// is returned.
-func Documents(ctx context.Context, chunks []manifest.Chunk, kinds Kinds, opts Options) (Report, error) {
+// documents that cannot be read are errors. Input is read as it is
+// checked: a document is decoded, checked and let go by one worker, and
+// a few chunks wait for a worker; what stays is the results. The CRD of a
+// kind is found when the kind is first met, one kind at a time; an error
+// finding one (a cluster that cannot be asked), or reading the input,
+// ends the check and is returned.
+func Documents(ctx context.Context, input Input, kinds Kinds, opts Options) (Report, error) {
 	c := &checker{kinds: kinds, opts: opts, crds: map[schema.GroupKind]*kindCRD{}, builtins: map[schema.GroupVersionKind]builtinKind{},
 		published: map[schema.GroupVersionKind]*published{}}
-	out := newInOrder(len(chunks), opts.Emit)
-	parallel.Each(len(chunks), 1, func(i int) {
+	out := &inOrder{emit: opts.Emit, pending: map[int][]ObjectResult{}}
+	type job struct {
+		i     int
+		chunk manifest.Chunk
+	}
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan job, 4*workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for j := range jobs {
+				var results []ObjectResult
+				if c.failed() == nil {
+					docs := j.chunk.Decode()
+					results = make([]ObjectResult, len(docs))
+					for k := range docs {
+						results[k] = c.one(ctx, &docs[k])
+					}
+				}
+				out.done(j.i, results)
+			}
+		})
+	}
+	n := 0
+	readErr := input.Each(func(chunk manifest.Chunk) bool {
 		if c.failed() != nil {
-			out.done(i, nil)
-			return
+			return false
 		}
-		docs := chunks[i].Decode()
-		results := make([]ObjectResult, len(docs))
-		for j := range docs {
-			results[j] = c.one(ctx, &docs[j])
-		}
-		out.done(i, results)
+		jobs <- job{n, chunk}
+		n++
+		return true
 	})
+	close(jobs)
+	wg.Wait()
 	if err := c.failed(); err != nil {
 		return Report{}, err
+	}
+	if readErr != nil {
+		return Report{}, readErr
 	}
 	return out.report(), nil
 }
@@ -260,15 +289,10 @@ type inOrder struct {
 	emit func(ObjectResult)
 
 	mu      sync.Mutex
-	pending [][]ObjectResult // by chunk, until passed on
-	ready   []bool
+	pending map[int][]ObjectResult // by chunk, until passed on
 	next    int
 	kept    []ObjectResult // without emit
 	summary Summary
-}
-
-func newInOrder(n int, emit func(ObjectResult)) *inOrder {
-	return &inOrder{emit: emit, pending: make([][]ObjectResult, n), ready: make([]bool, n)}
 }
 
 // done records the results of chunk i, and passes on every result whose
@@ -276,9 +300,15 @@ func newInOrder(n int, emit func(ObjectResult)) *inOrder {
 func (o *inOrder) done(i int, results []ObjectResult) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.pending[i], o.ready[i] = results, true
-	for o.next < len(o.ready) && o.ready[o.next] {
-		for _, res := range o.pending[o.next] {
+	o.pending[i] = results
+	for {
+		results, ok := o.pending[o.next]
+		if !ok {
+			return
+		}
+		delete(o.pending, o.next)
+		o.next++
+		for _, res := range results {
 			o.summary.count(res.Status)
 			if o.emit != nil {
 				o.emit(res)
@@ -286,8 +316,6 @@ func (o *inOrder) done(i int, results []ObjectResult) {
 				o.kept = append(o.kept, res)
 			}
 		}
-		o.pending[o.next] = nil
-		o.next++
 	}
 }
 

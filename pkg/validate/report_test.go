@@ -6,8 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -29,7 +31,7 @@ func cronTabs(t testing.TB) Kinds {
 
 func check(t *testing.T, name, input string, opts Options) Report {
 	t.Helper()
-	r, err := Documents(context.Background(), manifest.Split(name, []byte(input)), cronTabs(t), opts)
+	r, err := Documents(context.Background(), manifest.InputOf(name, []byte(input)), cronTabs(t), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +378,7 @@ func TestStreamedEqualsBuffered(t *testing.T) {
 			fmt.Fprintf(&input, "---\nkind: [broken %d\n", i)
 		}
 	}
-	chunks := func() []manifest.Chunk { return manifest.Split("many.yaml", []byte(input.String())) }
+	chunks := func() *manifest.Input { return manifest.InputOf("many.yaml", []byte(input.String())) }
 	for _, format := range Formats {
 		opts := Options{Keep: format == "yaml"}
 		buffered, err := Documents(context.Background(), chunks(), cronTabs(t), opts)
@@ -458,7 +460,7 @@ spec: {replicas: "x"}
 	// version's objects are errors that say so, the other version's are
 	// checked (which version is met first depends on the workers).
 	gone := &forgetful{Kinds: cronTabs(t)}
-	r, err := Documents(context.Background(), manifest.Split("versions.yaml", []byte(input)), gone, Options{})
+	r, err := Documents(context.Background(), manifest.InputOf("versions.yaml", []byte(input)), gone, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,5 +476,61 @@ spec: {replicas: "x"}
 	v1, v1beta1 := errored["stable.example.com/v1"], errored["stable.example.com/v1beta1"]
 	if !(v1 == 1 && v1beta1 == 0 && r.Results[1].Status == "valid") && !(v1 == 0 && v1beta1 == 2 && r.Results[0].Status == "invalid") {
 		t.Errorf("errors by version: v1 %d, v1beta1 %d; want one version's objects all errors, the other's checked: %+v", v1, v1beta1, r.Results)
+	}
+}
+
+// inputFunc is an Input made of a function.
+type inputFunc func(f func(manifest.Chunk) bool) error
+
+func (in inputFunc) Each(f func(manifest.Chunk) bool) error { return in(f) }
+
+// cronTabInput yields n CronTab documents, each made as it is asked for,
+// calling before with the number yielded so far; then it returns err.
+func cronTabInput(n int, before func(yielded int), err error) Input {
+	return inputFunc(func(f func(manifest.Chunk) bool) error {
+		for i := range n {
+			doc := fmt.Sprintf("apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: ct-%d}\nspec: {replicas: %d}\n", i, 1+i%5)
+			more := true
+			manifest.InputOf("many.yaml", []byte(doc)).Each(func(c manifest.Chunk) bool {
+				before(i + 1)
+				more = f(c)
+				return more
+			})
+			if !more {
+				return nil
+			}
+		}
+		return err
+	})
+}
+
+// Documents reads its input as it checks it: however long the input, a
+// few chunks are read ahead of the results passed on, not the whole input.
+func TestDocumentsReadsAsItChecks(t *testing.T) {
+	const n = 5000
+	var emitted atomic.Int64
+	ahead := 0
+	input := cronTabInput(n, func(yielded int) { ahead = max(ahead, yielded-int(emitted.Load())) }, nil)
+	r, err := Documents(context.Background(), input, cronTabs(t), Options{Emit: func(ObjectResult) { emitted.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Summary.Valid != n || emitted.Load() != n {
+		t.Fatalf("%+v, %d results passed on; want %d valid", r.Summary, emitted.Load(), n)
+	}
+	// The chunks waiting for a worker, those the workers hold, the one
+	// being handed over, and results waiting for an earlier one.
+	if bound := 5*runtime.GOMAXPROCS(0) + 1 + 256; ahead > bound {
+		t.Errorf("%d chunks were read ahead of the results passed on, want at most %d", ahead, bound)
+	}
+}
+
+// An input that cannot be read to its end (a file gone since the first
+// walk) ends the check with its error.
+func TestDocumentsReturnsTheInputsError(t *testing.T) {
+	gone := errors.New("in.yaml: changed while it was being read")
+	_, err := Documents(context.Background(), cronTabInput(10, func(int) {}, gone), cronTabs(t), Options{})
+	if !errors.Is(err, gone) {
+		t.Errorf("got %v, want %v", err, gone)
 	}
 }

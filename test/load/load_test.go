@@ -1,5 +1,6 @@
-// Package load checks that kubectl crd's memory grows no more than
-// linearly with its input: validate on 20,000 objects, get on 10,000.
+// Package load checks kubectl crd's memory against its input's size:
+// validate's stays flat from 5,000 objects to 50,000, get's grows no more
+// than linearly up to 10,000.
 package load
 
 import (
@@ -60,11 +61,15 @@ func linear(t *testing.T, what string, base, small, big int64, nSmall, nBig int)
 	}
 }
 
-func TestValidateMemoryIsLinear(t *testing.T) {
+// Validate reads its input as it checks it: its memory does not grow with
+// the input. 45,000 more documents are 6.5 MB more YAML; a run that kept
+// its input (or its results) would hold at least that, twice over between
+// two garbage collections.
+func TestValidateMemoryIsFlat(t *testing.T) {
 	dir := t.TempDir()
 	crds := filepath.Join(repoRoot, "examples/crds/crontab.yaml")
 	peak := map[int]int64{}
-	for _, n := range []int{1, 5000, 20000} {
+	for _, n := range []int{5000, 50000} {
 		var b strings.Builder
 		for i := range n {
 			fmt.Fprintf(&b, "---\napiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: ct-%d\nspec:\n  cronSpec: \"*/5 * * * *\"\n  image: img:%d\n  replicas: %d\n", i, i, 1+i%9)
@@ -77,10 +82,15 @@ func TestValidateMemoryIsLinear(t *testing.T) {
 		if want := fmt.Sprintf("%d valid, 0 invalid, 0 skipped, 0 errors\n", n); r.Code != 0 || !strings.HasSuffix(r.Stdout, want) {
 			t.Fatalf("%d objects: exit %d\n%s%s", n, r.Code, r.Stdout, r.Stderr)
 		}
+		if r.PeakRSS == 0 {
+			t.Fatal("peak memory not seen (is /proc there?)")
+		}
 		peak[n] = r.PeakRSS
 		t.Logf("validate, %d objects: %v, %d MiB", n, r.Elapsed, r.PeakRSS>>20)
 	}
-	linear(t, "validate", peak[1], peak[5000], peak[20000], 5000, 20000)
+	if grown := peak[50000] - peak[5000]; grown > 8<<20 {
+		t.Errorf("validate: %d MiB more for 50,000 documents than for 5,000, want at most 8", grown>>20)
+	}
 }
 
 func TestGetMemoryIsLinear(t *testing.T) {

@@ -1,0 +1,144 @@
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+)
+
+// Input is the documents of a list of files (and of standard input), read
+// afresh each time they are walked, a document at a time: a walk over a
+// large input holds the documents being worked on, not the whole input.
+type Input struct {
+	sources []*source
+}
+
+// source is one file of an Input, or text held in memory.
+type source struct {
+	name string
+	// data is the text of what can be read only once (standard input, a
+	// pipe) or was never a file, kept from the first walk on.
+	data  []byte
+	kept  bool
+	first os.FileInfo // a file as it was when first read
+}
+
+// OpenPaths lists the files of paths as ReadPaths reads them: "-" is
+// standard input, a directory gives its files with one of Extensions
+// (recursively when recursive is set), any other path is a file. Standard
+// input is read now.
+func OpenPaths(paths []string, recursive bool, stdin io.Reader) (*Input, error) {
+	files, err := Files(paths, recursive)
+	if err != nil {
+		return nil, err
+	}
+	in := &Input{}
+	read := false
+	for _, f := range files {
+		s := &source{name: f}
+		if f == "-" {
+			s.kept = true
+			if !read { // one reader of stdin (a second "-" reads what is left: nothing)
+				read = true
+				if s.data, err = io.ReadAll(stdin); err != nil {
+					return nil, &Error{File: f, Msg: err.Error()}
+				}
+			}
+		}
+		in.sources = append(in.sources, s)
+	}
+	return in, nil
+}
+
+// InputOf is the Input of one text held in memory.
+func InputOf(name string, data []byte) *Input {
+	return &Input{sources: []*source{{name: name, data: data, kept: true}}}
+}
+
+// Each passes f every chunk of the input in order, until f returns false.
+// A YAML file is read a document at a time, each passed on when read; a
+// JSON stream is read whole (where a value ends is known only by reading
+// it); a pipe is read whole the first time and kept. A file that cannot
+// be read, or that is not the file an earlier walk read (replaced,
+// written to or truncated since), is an error: one walk's answers would
+// not agree with another's.
+func (in *Input) Each(f func(Chunk) bool) error {
+	return in.each(f, "")
+}
+
+// EachMentioning walks the input as Each does, passing f only the chunks
+// whose text holds s; the other documents of a YAML file are not read
+// into memory.
+func (in *Input) EachMentioning(s string, f func(Chunk) bool) error {
+	return in.each(func(c Chunk) bool { return !c.Mentions(s) || f(c) }, s)
+}
+
+// each walks the input; with only set, a YAML file's documents that do
+// not hold it may be passed without their text.
+func (in *Input) each(f func(Chunk) bool, only string) error {
+	for _, s := range in.sources {
+		more, err := s.each(f, only)
+		if err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *source) each(f func(Chunk) bool, only string) (bool, error) {
+	if s.kept {
+		return eachOf(Split(s.name, s.data), f), nil
+	}
+	file, err := os.Open(s.name)
+	if err != nil {
+		return false, &Error{File: s.name, Msg: describeFSError(err)}
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return false, &Error{File: s.name, Msg: describeFSError(err)}
+	}
+	switch {
+	case !info.Mode().IsRegular():
+		if s.data, err = io.ReadAll(file); err != nil {
+			return false, &Error{File: s.name, Msg: describeFSError(err)}
+		}
+		s.kept = true
+		return eachOf(Split(s.name, s.data), f), nil
+	case s.first == nil:
+		s.first = info
+	case !sameFile(s.first, info):
+		return false, &Error{File: s.name, Msg: "changed while it was being read: run again"}
+	}
+	r := bufio.NewReaderSize(file, 64<<10)
+	if start, err := r.Peek(r.Size()); err == nil && len(bytes.TrimLeft(start, " \t\r\n")) == 0 || looksLikeJSON(start) {
+		// JSON, or not yet known after a buffer of blanks.
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return false, &Error{File: s.name, Msg: describeFSError(err)}
+		}
+		return eachOf(Split(s.name, data), f), nil
+	}
+	more, err := cutYAML(s.name, &fileText{file: file, lines: r, only: []byte(only)}, f)
+	if err != nil {
+		return false, &Error{File: s.name, Msg: describeFSError(err)}
+	}
+	return more, nil
+}
+
+// eachOf passes f each chunk until it returns false.
+func eachOf(chunks []Chunk, f func(Chunk) bool) bool {
+	for _, c := range chunks {
+		if !f(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameFile tells whether b is the file a was: the same file, size and
+// modification time.
+func sameFile(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
