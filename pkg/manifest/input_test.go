@@ -1,7 +1,7 @@
 package manifest
 
 import (
-	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +23,35 @@ func walk(t *testing.T, in *Input) ([]chunkOf, error) {
 		return true
 	})
 	return got, err
+}
+
+// open opens paths, failing the test if it cannot.
+func open(t *testing.T, stdin io.Reader, paths ...string) *Input {
+	t.Helper()
+	in, err := OpenPaths(paths, false, stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// walkTwice walks in twice, each time wanting want.
+func walkTwice(t *testing.T, in *Input, want []chunkOf) {
+	t.Helper()
+	for pass := range 2 {
+		got, err := walk(t, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("pass %d: %d chunks, want %d", pass, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("pass %d: chunk %d at line %d (%d bytes), want line %d (%d bytes)", pass, i, got[i].line, len(got[i].text), want[i].line, len(want[i].text))
+			}
+		}
+	}
 }
 
 // A YAML file is cut where its separator lines are, wherever they fall in
@@ -51,24 +80,7 @@ func TestEachCutsAFileAsItReads(t *testing.T) {
 	if err := os.WriteFile(path, []byte(file.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := OpenPaths([]string{path}, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for pass := range 2 {
-		got, err := walk(t, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != len(want) {
-			t.Fatalf("pass %d: %d chunks, want %d", pass, len(got), len(want))
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Errorf("pass %d: chunk %d at line %d (%d bytes), want line %d (%d bytes)", pass, i, got[i].line, len(got[i].text), want[i].line, len(want[i].text))
-			}
-		}
-	}
+	walkTwice(t, open(t, nil, path), want)
 	// The same cut of the same bytes held in memory.
 	mem, _ := walk(t, InputOf(path, []byte(file.String())))
 	if len(mem) != len(want) {
@@ -91,10 +103,7 @@ func TestEachMeasuresADocumentTooLargeToRead(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := OpenPaths([]string{path}, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := open(t, nil, path)
 	for i, in := range []*Input{in, InputOf(path, []byte(text))} {
 		var chunks []Chunk
 		if err := in.Each(func(c Chunk) bool { chunks = append(chunks, c); return true }); err != nil {
@@ -136,10 +145,7 @@ func TestEachReadsLikeSplit(t *testing.T) {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		in, err := OpenPaths([]string{path}, false, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := open(t, nil, path)
 		got, err := walk(t, in)
 		if err != nil {
 			t.Fatal(err)
@@ -181,10 +187,7 @@ func TestEachRefusesAFileChangedBetweenWalks(t *testing.T) {
 		if err := os.WriteFile(path, []byte("kind: A\n---\nkind: B\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		in, err := OpenPaths([]string{path}, false, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := open(t, nil, path)
 		if _, err := walk(t, in); err != nil {
 			t.Fatal(err)
 		}
@@ -200,19 +203,8 @@ func TestEachRefusesAFileChangedBetweenWalks(t *testing.T) {
 // Standard input is read once and each walk has its documents; a second
 // "-" has nothing left.
 func TestEachWalksStandardInputAgain(t *testing.T) {
-	in, err := OpenPaths([]string{"-", "-"}, false, strings.NewReader("kind: A\n---\nkind: B\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for pass := range 2 {
-		got, err := walk(t, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fmt.Sprint(got) != fmt.Sprint([]chunkOf{{1, "kind: A\n"}, {3, "kind: B\n"}, {1, ""}}) {
-			t.Errorf("pass %d: %+v", pass, got)
-		}
-	}
+	in := open(t, strings.NewReader("kind: A\n---\nkind: B\n"), "-", "-")
+	walkTwice(t, in, []chunkOf{{1, "kind: A\n"}, {3, "kind: B\n"}, {1, ""}})
 }
 
 // EachMentioning passes exactly the documents whose text holds the
@@ -233,10 +225,7 @@ func TestEachMentioning(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	file, err := OpenPaths([]string{path}, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	file := open(t, nil, path)
 	for name, in := range map[string]*Input{"file": file, "memory": InputOf(path, []byte(text))} {
 		var got []string
 		if err := in.EachMentioning(s, func(c Chunk) bool { got = append(got, string(c.text)); return true }); err != nil {

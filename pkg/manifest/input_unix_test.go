@@ -3,7 +3,6 @@
 package manifest
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -26,19 +25,7 @@ func TestEachKeepsAPipe(t *testing.T) {
 		}
 		written <- err
 	}()
-	in, err := OpenPaths([]string{path}, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for pass := range 2 {
-		got, err := walk(t, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fmt.Sprint(got) != fmt.Sprint([]chunkOf{{1, "kind: A\n"}, {3, "kind: B\n"}}) {
-			t.Errorf("pass %d: %+v", pass, got)
-		}
-	}
+	walkTwice(t, open(t, nil, path), []chunkOf{{1, "kind: A\n"}, {3, "kind: B\n"}})
 	if err := <-written; err != nil {
 		t.Fatal(err)
 	}
