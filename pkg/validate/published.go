@@ -29,25 +29,18 @@ func (c *checker) publishedFor(gvk schema.GroupVersionKind, d *manifest.Document
 	if c.opts.Published == nil {
 		return nil, nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if p, done := c.published[gvk]; done {
-		return p, nil
-	}
-	s, err := c.opts.Published.ResolveSchema(gvk)
-	switch {
-	case errors.Is(err, resolver.ErrSchemaNotFound):
-		c.published[gvk] = nil
-		return nil, nil
-	case err != nil:
-		if c.err == nil {
-			c.err = fmt.Errorf("reading the cluster's OpenAPI schema of %s (at %s): %w", gvk, d.Pos(), err)
+	return c.published.Get(gvk, func() (*published, error) {
+		c.catalog.Lock()
+		defer c.catalog.Unlock()
+		s, err := c.opts.Published.ResolveSchema(gvk)
+		switch {
+		case errors.Is(err, resolver.ErrSchemaNotFound):
+			return nil, nil
+		case err != nil:
+			return nil, c.fail(fmt.Errorf("reading the cluster's OpenAPI schema of %s (at %s): %w", gvk, d.Pos(), err))
 		}
-		return nil, c.err
-	}
-	p := &published{validator: apiservervalidation.NewSchemaValidatorFromOpenAPI(s)}
-	c.published[gvk] = p
-	return p, nil
+		return &published{validator: apiservervalidation.NewSchemaValidatorFromOpenAPI(s)}, nil
+	})
 }
 
 // checkPublished checks an object against its kind's published schema:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
@@ -125,8 +126,7 @@ type Input interface {
 // finding one (a cluster that cannot be asked), or reading the input,
 // ends the check and is returned.
 func Documents(ctx context.Context, input Input, kinds Kinds, opts Options) (Report, error) {
-	c := &checker{kinds: kinds, opts: opts, crds: map[schema.GroupKind]*kindCRD{}, builtins: map[schema.GroupVersionKind]builtinKind{},
-		published: map[schema.GroupVersionKind]*published{}}
+	c := &checker{kinds: kinds, opts: opts}
 	out := &inOrder{emit: opts.Emit, pending: map[int][]ObjectResult{}}
 	type job struct {
 		i     int
@@ -170,19 +170,22 @@ func Documents(ctx context.Context, input Input, kinds Kinds, opts Options) (Rep
 	return out.report(), nil
 }
 
-// checker holds what the documents of one input share: the outline of
-// each kind's CRD, found once, and each CRD version's validator, built
-// once.
+// checker holds what the documents of one input share: what the catalog
+// said of each kind, asked once, and each CRD version's validator, built
+// once. A kind looked up before is answered without waiting for the
+// catalog, which answers one question at a time.
 type checker struct {
-	kinds      Kinds
-	opts       Options
+	kinds Kinds
+	opts  Options
+
+	catalog    sync.Mutex // one question to the catalog or the cluster at a time
+	crds       memo.Map[schema.GroupKind, *kindCRD]
+	builtins   memo.Map[schema.GroupVersionKind, builtinKind]
+	published  memo.Map[schema.GroupVersionKind, *published]
 	validators memo.Map[string, *Validator] // by CRD name and version
 
-	mu        sync.Mutex // one catalog question at a time
-	crds      map[schema.GroupKind]*kindCRD
-	builtins  map[schema.GroupVersionKind]builtinKind
-	published map[schema.GroupVersionKind]*published
-	err       error
+	errMu sync.Mutex
+	err   error // the first error that ends the check
 }
 
 // builtinKind is what builtin.Kinds said of a kind.
@@ -197,22 +200,17 @@ func (c *checker) builtinFor(gvk schema.GroupVersionKind, d *manifest.Document) 
 	if c.opts.BuiltIn == nil {
 		return builtinKind{}, nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if found, done := c.builtins[gvk]; done {
-		return found, nil
-	}
-	kind, err := c.opts.BuiltIn.Lookup(gvk)
-	var notServed *builtin.NotServedError
-	var unchecked *builtin.UncheckedError
-	if err != nil && !errors.As(err, &notServed) && !errors.As(err, &unchecked) {
-		if c.err == nil {
-			c.err = fmt.Errorf("finding whether the cluster serves %s (at %s): %w", gvk, d.Pos(), err)
+	return c.builtins.Get(gvk, func() (builtinKind, error) {
+		c.catalog.Lock()
+		defer c.catalog.Unlock()
+		kind, err := c.opts.BuiltIn.Lookup(gvk)
+		var notServed *builtin.NotServedError
+		var unchecked *builtin.UncheckedError
+		if err != nil && !errors.As(err, &notServed) && !errors.As(err, &unchecked) {
+			return builtinKind{}, c.fail(fmt.Errorf("finding whether the cluster serves %s (at %s): %w", gvk, d.Pos(), err))
 		}
-		return builtinKind{}, c.err
-	}
-	c.builtins[gvk] = builtinKind{kind, err}
-	return c.builtins[gvk], nil
+		return builtinKind{kind, err}, nil
+	})
 }
 
 // kindCRD is what the documents of one kind share: the outline of its
@@ -221,30 +219,26 @@ func (c *checker) builtinFor(gvk schema.GroupVersionKind, d *manifest.Document) 
 // are not kept: another version's validator finds the CRD again.
 type kindCRD struct {
 	*catalog.CRD // the outline
-	whole        *catalog.CRD
+	whole        atomic.Pointer[catalog.CRD]
 }
 
 // crdFor returns the CRD of a kind (nil: none defines it).
 func (c *checker) crdFor(ctx context.Context, gk schema.GroupKind, d *manifest.Document) (*kindCRD, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if crd, done := c.crds[gk]; done {
-		return crd, nil
-	}
-	whole, err := c.kinds.ForKind(ctx, gk)
-	if err != nil {
-		if c.err == nil {
-			c.err = fmt.Errorf("finding the CustomResourceDefinition of %s (at %s): %w", gk, d.Pos(), err)
+	return c.crds.Get(gk, func() (*kindCRD, error) {
+		c.catalog.Lock()
+		defer c.catalog.Unlock()
+		whole, err := c.kinds.ForKind(ctx, gk)
+		if err != nil {
+			return nil, c.fail(fmt.Errorf("finding the CustomResourceDefinition of %s (at %s): %w", gk, d.Pos(), err))
 		}
-		return nil, c.err
-	}
-	var crd *kindCRD
-	if whole != nil {
+		if whole == nil {
+			return nil, nil
+		}
 		outline := &catalog.CRD{CustomResourceDefinition: catalog.Outline(whole.CustomResourceDefinition), Origin: whole.Origin}
-		crd = &kindCRD{CRD: outline, whole: whole}
-	}
-	c.crds[gk] = crd
-	return crd, nil
+		crd := &kindCRD{CRD: outline}
+		crd.whole.Store(whole)
+		return crd, nil
+	})
 }
 
 // validatorFor returns the validator of a version of crd, built the
@@ -262,12 +256,11 @@ func (c *checker) validatorFor(ctx context.Context, gvk schema.GroupVersionKind,
 // takeWhole returns the whole CRD of crd: the one it was found with, the
 // first time, and then the CRD found again.
 func (c *checker) takeWhole(ctx context.Context, gk schema.GroupKind, crd *kindCRD) (*catalog.CRD, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if whole := crd.whole; whole != nil {
-		crd.whole = nil
+	if whole := crd.whole.Swap(nil); whole != nil {
 		return whole, nil
 	}
+	c.catalog.Lock()
+	defer c.catalog.Unlock()
 	again, err := c.kinds.ForKind(ctx, gk)
 	if err != nil {
 		return nil, err
@@ -278,9 +271,19 @@ func (c *checker) takeWhole(ctx context.Context, gk schema.GroupKind, crd *kindC
 	return again, nil
 }
 
+// fail records the first error that ends the check, and returns it.
+func (c *checker) fail(err error) error {
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	if c.err == nil {
+		c.err = err
+	}
+	return c.err
+}
+
 func (c *checker) failed() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
 	return c.err
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
@@ -532,5 +533,68 @@ func TestDocumentsReturnsTheInputsError(t *testing.T) {
 	_, err := Documents(context.Background(), cronTabInput(10, func(int) {}, gone), cronTabs(t), Options{})
 	if !errors.Is(err, gone) {
 		t.Errorf("got %v, want %v", err, gone)
+	}
+}
+
+// heldKind holds up the lookup of one kind until release is closed (or
+// a time limit passes), and says when another kind has been found.
+type heldKind struct {
+	Kinds
+	held    string
+	release chan struct{}
+	found   chan struct{} // closed when a kind other than held is found
+	once    atomic.Bool
+	timeout atomic.Bool
+}
+
+func (h *heldKind) ForKind(ctx context.Context, gk schema.GroupKind) (*catalog.CRD, error) {
+	if gk.Kind != h.held {
+		crd, err := h.Kinds.ForKind(ctx, gk)
+		if h.once.CompareAndSwap(false, true) {
+			close(h.found)
+		}
+		return crd, err
+	}
+	select {
+	case <-h.release:
+	case <-time.After(5 * time.Second):
+		h.timeout.Store(true)
+	}
+	return nil, nil
+}
+
+// A kind found once is not waited for again: while the catalog looks
+// one kind up, objects of a kind found before are checked.
+func TestDocumentsChecksKnownKindsDuringALookup(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	const n = 100
+	kinds := &heldKind{Kinds: cronTabs(t), held: "Widget", release: make(chan struct{}), found: make(chan struct{})}
+	cronTab := func(i int) string {
+		return fmt.Sprintf("apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: ct-%d}\nspec: {replicas: 1}\n", i)
+	}
+	input := inputFunc(func(f func(manifest.Chunk) bool) error {
+		feed := func(doc string) {
+			manifest.InputOf("in.yaml", []byte(doc)).Each(f)
+		}
+		feed(cronTab(0))
+		<-kinds.found
+		feed("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n")
+		for i := 1; i <= n; i++ {
+			feed(cronTab(i))
+		}
+		// Every chunk handed over: far more than wait for a worker, so
+		// the CronTabs were checked while Widget was being looked up.
+		close(kinds.release)
+		return nil
+	})
+	r, err := Documents(context.Background(), input, kinds, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kinds.timeout.Load() {
+		t.Error("the CronTabs waited for the lookup of Widget")
+	}
+	if r.Summary.Valid != n+1 || r.Summary.Skipped != 1 || r.Results[1].Kind != "Widget" {
+		t.Errorf("%+v, second result %s", r.Summary, r.Results[1].Kind)
 	}
 }
