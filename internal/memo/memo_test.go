@@ -34,3 +34,30 @@ func TestOncePerKey(t *testing.T) {
 		t.Errorf("an error is an answer too: %v", err)
 	}
 }
+
+func TestKnownAndBusy(t *testing.T) {
+	var m Map[string, int]
+	if _, ok := m.Known("a"); ok || m.Busy("a") {
+		t.Fatal("a new key is known or busy")
+	}
+	started, finish := make(chan struct{}), make(chan struct{})
+	go m.Get("a", func() (int, error) { close(started); <-finish; return 1, nil })
+	<-started
+	if _, ok := m.Known("a"); ok || !m.Busy("a") || !m.Computing() {
+		t.Error("a key being computed: known, or not busy, or nothing computing")
+	}
+	close(finish)
+	if v, err := m.Get("a", nil); v != 1 || err != nil {
+		t.Fatalf("%d, %v", v, err)
+	}
+	if m.Computing() {
+		t.Error("computing once every answer is known")
+	}
+	if v, ok := m.Known("a"); !ok || v != 1 || m.Busy("a") {
+		t.Errorf("a computed key: known %v (%d), busy %v", ok, v, m.Busy("a"))
+	}
+	m.Get("b", func() (int, error) { return 0, errors.New("boom") })
+	if _, ok := m.Known("b"); ok || m.Busy("b") {
+		t.Error("a key whose answer is an error: known, or busy")
+	}
+}

@@ -121,34 +121,19 @@ type Input interface {
 // as updates of what exists), CRDs as the server checks a new CRD,
 // documents that cannot be read are errors. Input is read as it is
 // checked: a document is decoded, checked and let go by one worker, and
-// a few chunks wait for a worker; what stays is the results. The CRD of a
-// kind is found when the kind is first met, one kind at a time; an error
+// a few chunks wait for a worker (or for a validator another worker
+// builds); what stays is the results. The CRD of a kind is found when the
+// kind is first met, one kind at a time; an error
 // finding one (a cluster that cannot be asked), or reading the input,
 // ends the check and is returned.
 func Documents(ctx context.Context, input Input, kinds Kinds, opts Options) (Report, error) {
 	c := &checker{kinds: kinds, opts: opts}
 	out := &inOrder{emit: opts.Emit, pending: map[int][]ObjectResult{}}
-	type job struct {
-		i     int
-		chunk manifest.Chunk
-	}
 	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan job, 4*workers)
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Go(func() {
-			for j := range jobs {
-				var results []ObjectResult
-				if c.failed() == nil {
-					docs := j.chunk.Decode()
-					results = make([]ObjectResult, len(docs))
-					for k := range docs {
-						results[k] = c.one(ctx, &docs[k])
-					}
-				}
-				out.done(j.i, results)
-			}
-		})
+		wg.Go(func() { c.work(ctx, jobs, out) })
 	}
 	n := 0
 	readErr := input.Each(func(chunk manifest.Chunk) bool {
@@ -168,6 +153,106 @@ func Documents(ctx context.Context, input Input, kinds Kinds, opts Options) (Rep
 		return Report{}, readErr
 	}
 	return out.report(), nil
+}
+
+// A job is a chunk of the input and its place in it.
+type job struct {
+	i     int
+	chunk manifest.Chunk
+}
+
+// putOff is a chunk's documents, put off while another worker finds
+// their kind's CRD or builds their validator.
+type putOff struct {
+	i    int
+	docs []manifest.Document
+}
+
+// How many chunks a worker puts off at most, and how much of their JSON:
+// enough for a run of documents of one kind, the way files list them.
+const (
+	maxPutOff      = 64
+	maxPutOffBytes = 16 << 20
+)
+
+func jsonSize(docs []manifest.Document) int {
+	n := 0
+	for k := range docs {
+		n += len(docs[k].JSON)
+	}
+	return n
+}
+
+// work checks the chunks of jobs. A chunk that would wait for another
+// worker (finding its kind's CRD, building its validator) is put off,
+// and the next chunks are checked meanwhile, each put-off chunk as soon
+// as it would not wait; with maxPutOff chunks (or maxPutOffBytes) put
+// off, the worker waits as well.
+func (c *checker) work(ctx context.Context, jobs <-chan job, out *inOrder) {
+	var later []putOff
+	held := 0 // bytes of JSON in later
+	for j := range jobs {
+		if c.failed() != nil {
+			out.done(j.i, nil)
+			continue
+		}
+		docs := j.chunk.Decode()
+		if size := jsonSize(docs); len(later) < maxPutOff && held+size <= maxPutOffBytes && c.waits(docs) {
+			later = append(later, putOff{j.i, docs})
+			held += size
+			continue
+		}
+		out.done(j.i, c.check(ctx, docs))
+		waiting := later[:0]
+		for _, p := range later {
+			if c.waits(p.docs) {
+				waiting = append(waiting, p)
+			} else {
+				out.done(p.i, c.check(ctx, p.docs))
+				held -= jsonSize(p.docs)
+			}
+		}
+		later = waiting
+	}
+	for _, p := range later {
+		out.done(p.i, c.check(ctx, p.docs))
+	}
+}
+
+// check checks the documents of a chunk (none once the check has failed).
+func (c *checker) check(ctx context.Context, docs []manifest.Document) []ObjectResult {
+	if c.failed() != nil {
+		return nil
+	}
+	results := make([]ObjectResult, len(docs))
+	for k := range docs {
+		results[k] = c.one(ctx, &docs[k])
+	}
+	return results
+}
+
+// waits tells whether checking docs would now wait for another worker:
+// for the CRD of their kind, being looked up, or for their version's
+// validator, being built.
+func (c *checker) waits(docs []manifest.Document) bool {
+	if !c.crds.Computing() && !c.validators.Computing() {
+		return false // most of the time, once the input's kinds are known
+	}
+	for k := range docs {
+		tm := docs[k].TypeMeta()
+		gv, err := schema.ParseGroupVersion(tm.APIVersion)
+		if err != nil {
+			continue
+		}
+		gk := gv.WithKind(tm.Kind).GroupKind()
+		if c.crds.Busy(gk) {
+			return true
+		}
+		if crd, ok := c.crds.Known(gk); ok && crd != nil && c.validators.Busy(validatorKey(crd, gv.Version)) {
+			return true
+		}
+	}
+	return false
 }
 
 // checker holds what the documents of one input share: what the catalog
@@ -244,13 +329,18 @@ func (c *checker) crdFor(ctx context.Context, gk schema.GroupKind, d *manifest.D
 // validatorFor returns the validator of a version of crd, built the
 // first time it is asked for.
 func (c *checker) validatorFor(ctx context.Context, gvk schema.GroupVersionKind, crd *kindCRD) (*Validator, error) {
-	return c.validators.Get(crd.Name+"/"+gvk.Version, func() (*Validator, error) {
+	return c.validators.Get(validatorKey(crd, gvk.Version), func() (*Validator, error) {
 		whole, err := c.takeWhole(ctx, gvk.GroupKind(), crd)
 		if err != nil {
 			return nil, err
 		}
 		return NewValidator(whole.CustomResourceDefinition, gvk.Version)
 	})
+}
+
+// validatorKey names the validator of a version of crd.
+func validatorKey(crd *kindCRD, version string) string {
+	return crd.Name + "/" + version
 }
 
 // takeWhole returns the whole CRD of crd: the one it was found with, the

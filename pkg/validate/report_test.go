@@ -519,9 +519,10 @@ func TestDocumentsReadsAsItChecks(t *testing.T) {
 	if r.Summary.Valid != n || emitted.Load() != n {
 		t.Fatalf("%+v, %d results passed on; want %d valid", r.Summary, emitted.Load(), n)
 	}
-	// The chunks waiting for a worker, those the workers hold, the one
-	// being handed over, and results waiting for an earlier one.
-	if bound := 5*runtime.GOMAXPROCS(0) + 1 + 256; ahead > bound {
+	// The chunks waiting for a worker, those the workers hold or have put
+	// off, the one being handed over, and results waiting for an earlier
+	// one.
+	if bound := (5+maxPutOff)*runtime.GOMAXPROCS(0) + 1 + 256; ahead > bound {
 		t.Errorf("%d chunks were read ahead of the results passed on, want at most %d", ahead, bound)
 	}
 }
@@ -536,31 +537,53 @@ func TestDocumentsReturnsTheInputsError(t *testing.T) {
 	}
 }
 
-// heldKind holds up the lookup of one kind until release is closed (or
-// a time limit passes), and says when another kind has been found.
-type heldKind struct {
+// heldLookups holds up the lookups hold picks (by kind, and by how many
+// lookups came before) until release is closed, or a time limit passes.
+type heldLookups struct {
 	Kinds
-	held    string
+	hold    func(gk schema.GroupKind, before int32) bool
+	asked   atomic.Int32
+	holding chan struct{} // closed when a lookup is held
 	release chan struct{}
-	found   chan struct{} // closed when a kind other than held is found
-	once    atomic.Bool
 	timeout atomic.Bool
 }
 
-func (h *heldKind) ForKind(ctx context.Context, gk schema.GroupKind) (*catalog.CRD, error) {
-	if gk.Kind != h.held {
-		crd, err := h.Kinds.ForKind(ctx, gk)
-		if h.once.CompareAndSwap(false, true) {
-			close(h.found)
-		}
-		return crd, err
+func newHeldLookups(kinds Kinds, hold func(gk schema.GroupKind, before int32) bool) *heldLookups {
+	return &heldLookups{Kinds: kinds, hold: hold, holding: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (h *heldLookups) ForKind(ctx context.Context, gk schema.GroupKind) (*catalog.CRD, error) {
+	if !h.hold(gk, h.asked.Add(1)-1) {
+		return h.Kinds.ForKind(ctx, gk)
 	}
+	close(h.holding)
 	select {
 	case <-h.release:
 	case <-time.After(5 * time.Second):
 		h.timeout.Store(true)
 	}
-	return nil, nil
+	return h.Kinds.ForKind(ctx, gk)
+}
+
+// feeder hands documents to Documents one at a time, and can wait for
+// the results passed on.
+type feeder struct {
+	f       func(manifest.Chunk) bool
+	emitted atomic.Int64
+}
+
+func (fd *feeder) feed(doc string) {
+	manifest.InputOf("in.yaml", []byte(doc)).Each(fd.f)
+}
+
+func (fd *feeder) waitEmitted(n int64) {
+	for fd.emitted.Load() < n {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func cronTabDoc(version string, i int) string {
+	return fmt.Sprintf("apiVersion: stable.example.com/%s\nkind: CronTab\nmetadata: {name: ct-%d}\nspec: {replicas: 1}\n", version, i)
 }
 
 // A kind found once is not waited for again: while the catalog looks
@@ -568,33 +591,73 @@ func (h *heldKind) ForKind(ctx context.Context, gk schema.GroupKind) (*catalog.C
 func TestDocumentsChecksKnownKindsDuringALookup(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	const n = 100
-	kinds := &heldKind{Kinds: cronTabs(t), held: "Widget", release: make(chan struct{}), found: make(chan struct{})}
-	cronTab := func(i int) string {
-		return fmt.Sprintf("apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: ct-%d}\nspec: {replicas: 1}\n", i)
-	}
+	kinds := newHeldLookups(cronTabs(t), func(gk schema.GroupKind, _ int32) bool { return gk.Kind == "Widget" })
+	fd := &feeder{}
 	input := inputFunc(func(f func(manifest.Chunk) bool) error {
-		feed := func(doc string) {
-			manifest.InputOf("in.yaml", []byte(doc)).Each(f)
-		}
-		feed(cronTab(0))
-		<-kinds.found
-		feed("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n")
+		fd.f = f
+		fd.feed(cronTabDoc("v1", 0))
+		fd.waitEmitted(1) // CronTab found
+		fd.feed("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n")
+		<-kinds.holding
 		for i := 1; i <= n; i++ {
-			feed(cronTab(i))
+			fd.feed(cronTabDoc("v1", i))
 		}
 		// Every chunk handed over: far more than wait for a worker, so
 		// the CronTabs were checked while Widget was being looked up.
 		close(kinds.release)
 		return nil
 	})
-	r, err := Documents(context.Background(), input, kinds, Options{})
+	r, err := Documents(context.Background(), input, kinds, Options{Emit: func(ObjectResult) { fd.emitted.Add(1) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if kinds.timeout.Load() {
 		t.Error("the CronTabs waited for the lookup of Widget")
 	}
-	if r.Summary.Valid != n+1 || r.Summary.Skipped != 1 || r.Results[1].Kind != "Widget" {
-		t.Errorf("%+v, second result %s", r.Summary, r.Results[1].Kind)
+	if r.Summary.Valid != n+1 || r.Summary.Skipped != 1 {
+		t.Errorf("%+v", r.Summary)
+	}
+}
+
+// A worker does not wait for the validator another worker is building:
+// it puts that document off and checks the next ones meanwhile.
+func TestDocumentsChecksOthersWhileAValidatorIsBuilt(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	const n = 100
+	// The first lookup finds the CRD, and v1's validator is built from
+	// it; v1beta1's validator looks the CRD up again: held.
+	kinds := newHeldLookups(cronTabs(t), func(_ schema.GroupKind, before int32) bool { return before == 1 })
+	fd := &feeder{}
+	input := inputFunc(func(f func(manifest.Chunk) bool) error {
+		fd.f = f
+		fd.feed(cronTabDoc("v1", 0))
+		fd.waitEmitted(1) // v1's validator built
+		fd.feed(cronTabDoc("v1beta1", 1))
+		<-kinds.holding // a worker builds v1beta1's validator
+		fd.feed(cronTabDoc("v1beta1", 2))
+		for i := 3; i < n; i++ {
+			fd.feed(cronTabDoc("v1", i))
+		}
+		close(kinds.release)
+		return nil
+	})
+	var order []string
+	r, err := Documents(context.Background(), input, kinds, Options{Emit: func(res ObjectResult) {
+		fd.emitted.Add(1)
+		order = append(order, res.Name)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kinds.timeout.Load() {
+		t.Error("the other worker waited for v1beta1's validator")
+	}
+	if r.Summary.Valid != n {
+		t.Errorf("%+v", r.Summary)
+	}
+	for i, name := range order {
+		if want := fmt.Sprintf("ct-%d", i); name != want {
+			t.Fatalf("result %d is %s, want %s: results out of input order", i, name, want)
+		}
 	}
 }
