@@ -49,6 +49,14 @@ type Source interface {
 	Get(ctx context.Context, name string) (*CRD, error)
 	// List returns every CRD.
 	List(ctx context.Context) ([]*CRD, error)
+	// ListWhere returns the CRDs keep says yes to, in List's order. keep
+	// is given a CRD's outline (see Outline) or the whole CRD, so it may
+	// look only at the name, group, names, scope and versions; over files,
+	// only the CRDs kept are decoded.
+	ListWhere(ctx context.Context, keep func(*apiextensionsv1.CustomResourceDefinition) bool) ([]*CRD, error)
+	// Outlines returns every CRD's outline (see Outline), or more of
+	// each, in List's order; over files, no CRD is decoded.
+	Outlines(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error)
 }
 
 // Catalog answers which CRD defines a type, with kubectl's rules for
@@ -188,6 +196,25 @@ func (c *Catalog) List(ctx context.Context) ([]*CRD, error) {
 		return nil, err
 	}
 	return c.source.List(ctx)
+}
+
+// ListWhere returns the CRDs of the source keep says yes to (see
+// Source.ListWhere): what a command that needs a few CRDs picked by
+// their names pays, instead of decoding every CRD of a directory.
+func (c *Catalog) ListWhere(ctx context.Context, keep func(*apiextensionsv1.CustomResourceDefinition) bool) ([]*CRD, error) {
+	if err := c.needSource(); err != nil {
+		return nil, err
+	}
+	return c.source.ListWhere(ctx, keep)
+}
+
+// Outlines returns the outline of every CRD of the source (see
+// Source.Outlines); they are shared, not to be changed.
+func (c *Catalog) Outlines(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	if err := c.needSource(); err != nil {
+		return nil, err
+	}
+	return c.source.Outlines(ctx)
 }
 
 // Discovery is the source's discovery (kubectl's resource names).

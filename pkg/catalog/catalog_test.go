@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 )
 
 func testdata(parts ...string) string {
@@ -86,5 +89,56 @@ func TestReadFilesErrors(t *testing.T) {
 	crds, _ := files.List(context.Background())
 	if len(crds) != 1 || crds[0].Spec.Versions[0].Schema == nil || crds[0].Spec.Names.Singular != "doohickey" || crds[0].Origin == "" {
 		t.Errorf("v1beta1 CRD not converted and defaulted as the server does: %+v", crds)
+	}
+}
+
+// TestListWhereIsListFiltered: ListWhere answers what List filtered by the
+// same question answers, in the same order, and Outlines holds every CRD
+// without its schemas.
+func TestListWhereIsListFiltered(t *testing.T) {
+	var warnings []string
+	cat := offline(t, &warnings)
+	ctx := context.Background()
+	all, err := cat.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outlines, err := cat.Outlines(ctx)
+	if err != nil || len(outlines) != len(all) {
+		t.Fatalf("%d outlines (%v) for %d CRDs", len(outlines), err, len(all))
+	}
+	for i, o := range outlines {
+		if o.Name != all[i].Name || o.Spec.Names.Kind != all[i].Spec.Names.Kind {
+			t.Errorf("outline %d is %s (%s), the CRD %s (%s)", i, o.Name, o.Spec.Names.Kind, all[i].Name, all[i].Spec.Names.Kind)
+		}
+		for _, v := range o.Spec.Versions {
+			if v.Schema != nil {
+				t.Errorf("outline %s holds the schema of %s", o.Name, v.Name)
+			}
+		}
+	}
+	keeps := map[string]func(*apiextensionsv1.CustomResourceDefinition) bool{
+		"none":      func(*apiextensionsv1.CustomResourceDefinition) bool { return false },
+		"one group": func(c *apiextensionsv1.CustomResourceDefinition) bool { return c.Spec.Group == "alpha.example.com" },
+		"a kind":    func(c *apiextensionsv1.CustomResourceDefinition) bool { return c.Spec.Names.Kind == "Widget" },
+		"all":       func(*apiextensionsv1.CustomResourceDefinition) bool { return true },
+	}
+	for name, keep := range keeps {
+		var want []*CRD
+		for _, c := range all {
+			if keep(c.CustomResourceDefinition) {
+				want = append(want, c)
+			}
+		}
+		got, err := cat.ListWhere(ctx, keep)
+		if err != nil || len(got) != len(want) {
+			t.Errorf("%s: %d CRDs (%v), want %d", name, len(got), err, len(want))
+			continue
+		}
+		for i := range got {
+			if !apiequality.Semantic.DeepEqual(got[i].CustomResourceDefinition, want[i].CustomResourceDefinition) || got[i].Origin != want[i].Origin {
+				t.Errorf("%s: CRD %d is %s, want %s as List gives it", name, i, got[i].Name, want[i].Name)
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
@@ -43,4 +44,28 @@ func (c *Cluster) List(ctx context.Context) ([]*CRD, error) {
 		out[i] = &CRD{CustomResourceDefinition: &list.Items[i], Origin: FromCluster}
 	}
 	return out, nil
+}
+
+// ListWhere lists every CRD (one request) and keeps those keep says yes to.
+func (c *Cluster) ListWhere(ctx context.Context, keep func(*apiextensionsv1.CustomResourceDefinition) bool) ([]*CRD, error) {
+	all, err := c.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*CRD
+	for _, crd := range all {
+		if keep(crd.CustomResourceDefinition) {
+			out = append(out, crd)
+		}
+	}
+	return out, nil
+}
+
+// Outlines are the whole CRDs: a cluster lists them in one request.
+func (c *Cluster) Outlines(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	all, err := c.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return Definitions(all), nil
 }

@@ -331,14 +331,30 @@ func (f *Files) Get(_ context.Context, name string) (*CRD, error) {
 	return nil, apierrors.NewNotFound(apiextensionsv1.Resource("customresourcedefinitions"), name)
 }
 
-func (f *Files) List(context.Context) ([]*CRD, error) {
-	out := make([]*CRD, len(f.crds))
+func (f *Files) List(ctx context.Context) ([]*CRD, error) {
+	return f.ListWhere(ctx, func(*apiextensionsv1.CustomResourceDefinition) bool { return true })
+}
+
+func (f *Files) Outlines(context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	out := make([]*apiextensionsv1.CustomResourceDefinition, len(f.crds))
 	for i, fc := range f.crds {
+		out[i] = fc.outline
+	}
+	return out, nil
+}
+
+// ListWhere decodes the CRDs whose outlines keep says yes to.
+func (f *Files) ListWhere(_ context.Context, keep func(*apiextensionsv1.CustomResourceDefinition) bool) ([]*CRD, error) {
+	out := []*CRD{}
+	for _, fc := range f.crds {
+		if !keep(fc.outline) {
+			continue
+		}
 		crd, err := fc.decoded()
 		if err != nil {
 			return nil, err
 		}
-		out[i] = crd
+		out = append(out, crd)
 	}
 	return out, nil
 }

@@ -90,11 +90,13 @@ func isNoResourceType(err error) bool {
 	return errors.As(err, &u)
 }
 
+// item is one resource a TYPE argument names.
+type item struct {
+	name         string
+	fromCategory bool
+}
+
 func (c *Catalog) resolve(ctx context.Context, arg string) ([]Resource, error) {
-	type item struct {
-		name         string
-		fromCategory bool
-	}
 	var items []item
 	for _, part := range strings.Split(arg, ",") {
 		if part == "" {
@@ -135,7 +137,7 @@ func (c *Catalog) resolve(ctx context.Context, arg string) ([]Resource, error) {
 		if it.fromCategory {
 			// A category may hold built-in resources too: they are not ours.
 			if listed == nil {
-				if listed, err = c.crdsByName(ctx); err != nil {
+				if listed, err = c.crdsByName(ctx, items); err != nil {
 					return nil, err
 				}
 			}
@@ -172,8 +174,16 @@ func (c *Catalog) resolve(ctx context.Context, arg string) ([]Resource, error) {
 	return out, nil
 }
 
-func (c *Catalog) crdsByName(ctx context.Context) (map[string]*CRD, error) {
-	crds, err := c.source.List(ctx)
+// crdsByName returns the CRDs of the items that came from a category, by
+// name; a category may hold built-in resources, which have none.
+func (c *Catalog) crdsByName(ctx context.Context, items []item) (map[string]*CRD, error) {
+	names := map[string]bool{}
+	for _, it := range items {
+		if it.fromCategory {
+			names[it.name] = true
+		}
+	}
+	crds, err := c.source.ListWhere(ctx, func(crd *apiextensionsv1.CustomResourceDefinition) bool { return names[crd.Name] })
 	if err != nil {
 		return nil, err
 	}

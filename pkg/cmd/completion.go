@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -95,7 +94,7 @@ func completeGroupVersions(f *Factory) cobra.CompletionFunc {
 			return typeNames(ctx, f, toComplete), cobra.ShellCompDirectiveNoFileComp
 		}
 		var out []string
-		for _, crd := range listCRDs(ctx, f) {
+		for _, crd := range outlines(ctx, f) {
 			for _, v := range crd.Spec.Versions {
 				if gv := crd.Spec.Group + "/" + v.Name; v.Served && strings.HasPrefix(gv, toComplete) && !slices.Contains(args, gv) {
 					out = append(out, gv)
@@ -113,13 +112,15 @@ func contextOf(c *cobra.Command) context.Context {
 	return context.Background()
 }
 
-func listCRDs(ctx context.Context, f *Factory) []*catalog.CRD {
+// outlines are the outlines of the CRDs (see catalog.Outline): all that
+// completion needs, without decoding a CRD.
+func outlines(ctx context.Context, f *Factory) []*apiextensionsv1.CustomResourceDefinition {
 	cat, err := f.Catalog()
 	if err != nil {
 		cobra.CompDebugln(err.Error(), true)
 		return nil
 	}
-	crds, err := cat.List(ctx)
+	crds, err := cat.Outlines(ctx)
 	if err != nil {
 		cobra.CompDebugln(err.Error(), true)
 	}
@@ -128,7 +129,7 @@ func listCRDs(ctx context.Context, f *Factory) []*catalog.CRD {
 
 func typeNames(ctx context.Context, f *Factory, prefix string) []string {
 	var out []string
-	for _, crd := range listCRDs(ctx, f) {
+	for _, crd := range outlines(ctx, f) {
 		n := crd.Spec.Names
 		for _, name := range append(append([]string{n.Plural, n.Singular}, n.ShortNames...), n.Categories...) {
 			if name != "" && strings.HasPrefix(name, prefix) {

@@ -189,7 +189,10 @@ func (o *DiffOptions) report(ctx context.Context, n newCRD) (diff.Report, error)
 	if err != nil {
 		return r, err
 	}
-	others, err := o.olds.List(ctx)
+	// Names can conflict only within a group.
+	others, err := o.olds.ListWhere(ctx, func(old *apiextensionsv1.CustomResourceDefinition) bool {
+		return old.Spec.Group == n.crd.Spec.Group && old.Name != n.crd.Name
+	})
 	if err != nil {
 		return r, err
 	}

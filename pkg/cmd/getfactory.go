@@ -61,7 +61,7 @@ func (f *Factory) kubectlFactory(ctx context.Context, cat *catalog.Catalog, reso
 		}
 		return cmdutil.NewFactory(f.ConfigFlags), nil
 	}
-	server, err := f.localServer(ctx, cat, filenames, recursive)
+	server, err := f.localServer(ctx, cat, resolved, filenames, recursive)
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +72,10 @@ func (f *Factory) kubectlFactory(ctx context.Context, cat *catalog.Catalog, reso
 	return cmdutil.NewFactory(getter), nil
 }
 
-// localServer serves the objects named by filenames, as created.
-func (f *Factory) localServer(ctx context.Context, cat *catalog.Catalog, filenames *[]string, recursive bool) (*localapi.Server, error) {
+// localServer serves the objects named by filenames, as created, with the
+// CRDs of the resources asked for and of the objects' kinds (kubectl's get
+// -f asks for each object by its resource): only those are decoded.
+func (f *Factory) localServer(ctx context.Context, cat *catalog.Catalog, resolved []catalog.Resource, filenames *[]string, recursive bool) (*localapi.Server, error) {
 	if err := f.stdinToFile(filenames); err != nil {
 		return nil, err
 	}
@@ -81,11 +83,25 @@ func (f *Factory) localServer(ctx context.Context, cat *catalog.Catalog, filenam
 	if err != nil {
 		return nil, err
 	}
-	crds, err := cat.List(ctx)
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	asked := map[string]bool{}
+	for _, r := range resolved {
+		if r.CRD != nil && !asked[r.CRD.Name] {
+			asked[r.CRD.Name] = true
+			crds = append(crds, r.CRD.CustomResourceDefinition)
+		}
+	}
+	kinds := map[schema.GroupKind]bool{}
+	for _, o := range objs {
+		kinds[o.GroupVersionKind().GroupKind()] = true
+	}
+	ofObjects, err := cat.ListWhere(ctx, func(crd *apiextensionsv1.CustomResourceDefinition) bool {
+		return !asked[crd.Name] && kinds[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}]
+	})
 	if err != nil {
 		return nil, err
 	}
-	return localapi.NewServer(catalog.Definitions(crds), objs)
+	return localapi.NewServer(append(crds, catalog.Definitions(ofObjects)...), objs)
 }
 
 // stdinToFile saves standard input to a file when it is among filenames,

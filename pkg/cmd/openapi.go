@@ -184,20 +184,30 @@ func (o *OpenAPIOptions) allCRDs(ctx context.Context) ([]*apiextensionsv1.Custom
 }
 
 func (o *OpenAPIOptions) runV3(ctx context.Context) error {
-	crds, err := o.allCRDs(ctx)
-	if err != nil {
-		return err
-	}
-	gvs := openapi.GroupVersions(crds)
-	if len(o.Args) > 0 {
-		gvs = nil
-		for _, a := range o.Args {
-			gv, err := schema.ParseGroupVersion(a)
-			if err != nil || gv.Group == "" || gv.Version == "" {
-				return fmt.Errorf("%q is not a GROUP/VERSION", a)
-			}
-			gvs = append(gvs, gv)
+	var gvs []schema.GroupVersion
+	groups := map[string]bool{}
+	for _, a := range o.Args {
+		gv, err := schema.ParseGroupVersion(a)
+		if err != nil || gv.Group == "" || gv.Version == "" {
+			return fmt.Errorf("%q is not a GROUP/VERSION", a)
 		}
+		gvs = append(gvs, gv)
+		groups[gv.Group] = true
+	}
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	if len(gvs) == 0 {
+		all, err := o.allCRDs(ctx)
+		if err != nil {
+			return err
+		}
+		crds, gvs = all, openapi.GroupVersions(all)
+	} else {
+		// A group version's document holds only its group's CRDs.
+		some, err := o.catalog.ListWhere(ctx, func(crd *apiextensionsv1.CustomResourceDefinition) bool { return groups[crd.Spec.Group] })
+		if err != nil {
+			return err
+		}
+		crds = catalog.Definitions(some)
 	}
 	for _, gv := range gvs {
 		doc, err := openapi.V3(crds, gv)

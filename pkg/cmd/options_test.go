@@ -169,3 +169,60 @@ func TestValidateFileArguments(t *testing.T) {
 		t.Errorf("an invalid object named as an argument: %v\n%s", gotCode, gotOut)
 	}
 }
+
+// TestCommandsDecodeOnlyTheCRDsTheyUse: get -f, openapi GROUP/VERSION,
+// diff and completion decode only the CRDs their input uses, so that a
+// directory's other CRDs cost nothing: one of them that cannot be decoded
+// does not matter to them, while a command that needs every CRD says so.
+func TestCommandsDecodeOnlyTheCRDsTheyUse(t *testing.T) {
+	examples := filepath.Join("..", "..", "examples")
+	dir := t.TempDir()
+	crontab, err := os.ReadFile(filepath.Join(examples, "crds", "crontab.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.other.example.com
+spec:
+  group: other.example.com
+  names: {plural: gadgets, singular: gadget, kind: Gadget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties: 5
+`
+	for name, data := range map[string][]byte{"crontab.yaml": crontab, "broken.yaml": []byte(broken)} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) (string, error) {
+		f, out, errOut := testFactory(t)
+		err := execute(f, append([]string{args[0], "--crds", dir}, args[1:]...)...)
+		return out.String() + errOut.String(), err
+	}
+
+	// Every CRD is needed: the broken one is an error naming its file.
+	if out, err := run("openapi"); err == nil || !strings.Contains(err.Error(), "broken.yaml") {
+		t.Fatalf("openapi of every CRD: %v\n%s", err, out)
+	}
+	if out, err := run("get", "-o", "name", "-f", filepath.Join(examples, "objects", "valid")); err != nil || !strings.Contains(out, "crontab.stable.example.com/nightly\n") {
+		t.Errorf("get -f: %v\n%s", err, out)
+	}
+	if out, err := run("openapi", "stable.example.com/v1"); err != nil || !strings.Contains(out, `"/apis/stable.example.com/v1/namespaces/{namespace}/crontabs"`) {
+		t.Errorf("openapi GROUP/VERSION: %v\n%s", err, out)
+	}
+	if out, err := run("diff", "-f", filepath.Join(examples, "crds", "crontab.yaml")); err != nil {
+		t.Errorf("diff: %v\n%s", err, out)
+	}
+	if out, err := run("__complete", "get", "g"); err != nil || !strings.HasPrefix(out, "gadget\ngadgets\n") {
+		t.Errorf("completion: %v\n%s", err, out)
+	}
+}
