@@ -28,7 +28,7 @@ kind=$(sed -n 's/^kind: *//p' "$one" | head -1)
 group=${apiVersion%/*}
 lower=$(tr '[:upper:]' '[:lower:]' <<< "$kind")
 # The file of the object's CRD: the one naming its group and kind.
-file=$(grep -lE "^ +group: +[\"']?${group//./\\.}[\"']? *$" "$dir"/* | xargs grep -lE "^ +kind: +[\"']?$kind[\"']? *$" | head -1)
+file=$(grep -lE "^ +group: +[\"']?${group//./\\.}[\"']? *$" "$dir"/* | xargs -r grep -lE "^ +kind: +[\"']?$kind[\"']? *$" | head -1 || true)
 [ -n "$file" ] || { echo "crdsdir.sh: no CRD file for $kind.$group in $dir" >&2; exit 2; }
 
 sleep 2 # files changed in the last two seconds are not indexed
