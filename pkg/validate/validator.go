@@ -60,36 +60,24 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 	}
 	var status *apiextensions.CustomResourceSubresourceStatus
 	var scale *apiextensions.CustomResourceSubresourceScale
-	var statusValidator apiservervalidation.SchemaValidator
 	if sub, _ := apihelpers.GetSubresourcesForVersion(crd, version); sub != nil {
 		internal := &apiextensions.CustomResourceSubresources{}
 		if err := apiextensionsv1.Convert_v1_CustomResourceSubresources_To_apiextensions_CustomResourceSubresources(sub, internal, nil); err != nil {
 			return nil, err
 		}
 		status, scale = internal.Status, internal.Scale
-		// As the server: the status schema, where the schema has one.
-		if st, ok := statusSchema(props); ok && status != nil {
-			if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&st); err != nil {
-				return nil, err
-			}
-		}
 	}
 	var selectable []apiextensionsv1.SelectableField
 	if v := catalog.VersionNamed(crd, version); v != nil {
 		selectable = v.SelectableFields
 	}
 	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Spec.Names.Kind}
+	// No status schema validator: the server uses it only for writes to the
+	// status subresource, and what is checked here is a create or update of
+	// the resource itself.
 	strategy := customresource.NewStrategy(crdserverscheme.NewUnstructuredObjectTyper(), crd.Spec.Scope == apiextensionsv1.NamespaceScoped, gvk,
-		schemaValidator, statusValidator, s, status, scale, selectable)
+		schemaValidator, nil, s, status, scale, selectable)
 	return &Validator{gvk: gvk, structural: s, preserveUnknownFields: crd.Spec.PreserveUnknownFields, strategy: strategy}, nil
-}
-
-func statusSchema(props *apiextensions.JSONSchemaProps) (apiextensions.JSONSchemaProps, bool) {
-	if props == nil {
-		return apiextensions.JSONSchemaProps{}, false
-	}
-	st, ok := props.Properties["status"]
-	return st, ok
 }
 
 // Result is what the server would say of one object on create.
