@@ -10,8 +10,8 @@
 # Usage: test/bench/crdsdir.sh [runs]. Needs GNU time (Debian: apt-get
 # install time).
 set -euo pipefail
-[ -x /usr/bin/time ] || { echo "crdsdir.sh needs GNU time at /usr/bin/time" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
+. test/bench/lib.sh
 runs=${1:-5}
 corpus=${KUBECTL_CRD_CORPUS:-../shared/corpus}
 [ -d "$corpus" ] || { echo "crdsdir.sh: no corpus at $corpus (set KUBECTL_CRD_CORPUS)" >&2; exit 2; }
@@ -19,7 +19,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export KUBECONFIG= KUBECTL_CRD_CACHE_DIR="$work/index"
 
-go build -o "$work/kubectl-crd" ./cmd/kubectl-crd
+build_kubectl_crd "$work"
 go run ./test/bench/corpusinput -corpus "$corpus" -out "$work/real" -kubectl-crd "$work/kubectl-crd" -n 1 -files 1 > /dev/null
 dir=$work/real/crds
 one=$work/real/one.yaml
@@ -34,12 +34,6 @@ file=$(grep -lE "^ +group: +[\"']?${group//./\\.}[\"']? *$" "$dir"/* | xargs -r 
 sleep 2 # files changed in the last two seconds are not indexed
 "$work/kubectl-crd" validate -f "$one" --crds "$dir" > /dev/null 2>&1 || true
 "$work/kubectl-crd" validate -f "$one" --crds "$file" > /dev/null 2>&1 || true
-
-measure() {
-	/usr/bin/time -o "$work/time" -f '%e %M' "$@" > /dev/null 2>&1 || true
-	tail -1 "$work/time"
-}
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 # compare NAME ARGS...: kubectl crd ARGS --crds DIR, then --crds FILE.
 compare() {

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Validates realistic input offline with kubectl crd validate, with
-# kubectl-validate v0.0.4 and with kubeconform (both installed from the Go
+# kubectl-validate v0.0.4 and with kubeconform (both built from the Go
 # module proxy into a temporary directory; kubeconform reads the JSON
 # Schemas kubectl crd openapi -o jsonschema exports), alternating the
 # tools, and prints each one's median time and peak memory, and the
-# ratios.
+# ratios. Each tool is built as its release is (see lib.sh).
 #
 # The input is built from the corpus of real-world CRDs and examples
 # (KUBECTL_CRD_CORPUS, or ../shared/corpus beside the repository) by
@@ -21,8 +21,8 @@
 # Usage: test/bench/validate.sh [runs]. Needs GNU time (Debian: apt-get
 # install time).
 set -euo pipefail
-[ -x /usr/bin/time ] || { echo "validate.sh needs GNU time at /usr/bin/time" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
+. test/bench/lib.sh
 runs=${1:-5}
 corpus=${KUBECTL_CRD_CORPUS:-../shared/corpus}
 [ -d "$corpus" ] || { echo "validate.sh: no corpus at $corpus (set KUBECTL_CRD_CORPUS)" >&2; exit 2; }
@@ -30,9 +30,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export KUBECONFIG= KUBECTL_CRD_CACHE_DIR="$work/index"
 
-go build -o "$work/kubectl-crd" ./cmd/kubectl-crd
-GOBIN="$work" GOFLAGS= go install sigs.k8s.io/kubectl-validate@v0.0.4
-GOBIN="$work" GOFLAGS= go install github.com/yannh/kubeconform/cmd/kubeconform@latest
+build_kubectl_crd "$work"
+install_peers "$work"
 go run ./test/bench/corpusinput -corpus "$corpus" -out "$work/real" -kubectl-crd "$work/kubectl-crd" -n 2000 -files 200
 go run ./test/bench/corpusinput -corpus "$corpus" -out "$work/real20k" -kubectl-crd "$work/kubectl-crd" -n 20000 -files 1
 crds=$work/real/crds
@@ -52,15 +51,6 @@ done > "$work/deploy/stream.yaml"
 sleep 2
 "$work/kubectl-crd" validate -f "$work/real/one.yaml" --crds "$crds" > /dev/null 2>&1 || true
 "$work/kubectl-crd" validate -f "$work/crontab/stream.yaml" --crds "$work/crontab/crds" > /dev/null 2>&1 || true
-
-# measure CMD...: "SECONDS KIB" of one run: wall time and peak resident
-# memory. The exit status is not the point (the peers fail some objects
-# they cannot check).
-measure() {
-	/usr/bin/time -o "$work/time" -f '%e %M' "$@" > /dev/null 2>&1 || true
-	tail -1 "$work/time"
-}
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 # compare NAME INPUT CRDS SCHEMAS PEERS: the tools alternated, runs times
 # each; PEERS says which peers run (kv: kubectl-validate, kc: kubeconform).
