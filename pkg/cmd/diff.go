@@ -189,9 +189,8 @@ func (o *DiffOptions) report(ctx context.Context, n newCRD) (diff.Report, error)
 	if err != nil {
 		return r, err
 	}
-	// Names can conflict only within a group.
 	others, err := o.olds.ListWhere(ctx, func(old *apiextensionsv1.CustomResourceDefinition) bool {
-		return old.Spec.Group == n.crd.Spec.Group && old.Name != n.crd.Name
+		return diff.Competes(n.crd.CustomResourceDefinition, old)
 	})
 	if err != nil {
 		return r, err

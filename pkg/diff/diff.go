@@ -176,6 +176,13 @@ func (c Change) describe() string {
 	return strings.Join(where, " ") + ": " + c.Message
 }
 
+// Competes tells whether other's names can conflict with crd's: it is
+// another CRD of the same group (names are unique only within a group).
+// It looks at names and group only, so an outline of other will do.
+func Competes(crd, other *apiextensionsv1.CustomResourceDefinition) bool {
+	return other.Name != crd.Name && other.Spec.Group == crd.Spec.Group
+}
+
 // NameConflicts lists the names of crd that another CRD of its group
 // already has (plural, singular, short names, kind, list kind): the server
 // accepts the CRD but not those names (NamesAccepted false), and does not
@@ -183,7 +190,7 @@ func (c Change) describe() string {
 func NameConflicts(crd *apiextensionsv1.CustomResourceDefinition, others []*apiextensionsv1.CustomResourceDefinition) []Change {
 	taken := map[string]string{}
 	for _, o := range others {
-		if o.Name == crd.Name || o.Spec.Group != crd.Spec.Group {
+		if !Competes(crd, o) {
 			continue
 		}
 		n := o.Status.AcceptedNames
