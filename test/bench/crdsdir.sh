@@ -12,12 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . test/bench/lib.sh
-runs=${1:-5}
-corpus=${KUBECTL_CRD_CORPUS:-../shared/corpus}
-[ -d "$corpus" ] || { echo "crdsdir.sh: no corpus at $corpus (set KUBECTL_CRD_CORPUS)" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export KUBECONFIG= KUBECTL_CRD_CACHE_DIR="$work/index"
+bench_setup "${1:-}"
 
 build_kubectl_crd "$work"
 go run ./test/bench/corpusinput -corpus "$corpus" -out "$work/real" -kubectl-crd "$work/kubectl-crd" -n 1 -files 1 > /dev/null

@@ -13,6 +13,19 @@
 
 [ -x /usr/bin/time ] || { echo "$0 needs GNU time at /usr/bin/time (Debian: apt-get install time)" >&2; exit 2; }
 
+# bench_setup [RUNS]: sets runs (default 5), corpus (KUBECTL_CRD_CORPUS,
+# or ../shared/corpus beside the repository) and work, a temporary
+# directory removed at exit that also holds kubectl crd's index of CRD
+# files; offline (no kubeconfig).
+bench_setup() {
+	runs=${1:-5}
+	corpus=${KUBECTL_CRD_CORPUS:-../shared/corpus}
+	[ -d "$corpus" ] || { echo "$(basename "$0"): no corpus at $corpus (set KUBECTL_CRD_CORPUS)" >&2; exit 2; }
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	export KUBECONFIG= KUBECTL_CRD_CACHE_DIR="$work/index"
+}
+
 # build_kubectl_crd DIR: DIR/kubectl-crd, built as hack/dist builds the
 # release.
 build_kubectl_crd() {

@@ -23,12 +23,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . test/bench/lib.sh
-runs=${1:-5}
-corpus=${KUBECTL_CRD_CORPUS:-../shared/corpus}
-[ -d "$corpus" ] || { echo "validate.sh: no corpus at $corpus (set KUBECTL_CRD_CORPUS)" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export KUBECONFIG= KUBECTL_CRD_CACHE_DIR="$work/index"
+bench_setup "${1:-}"
 
 build_kubectl_crd "$work"
 install_peers "$work"
