@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -63,28 +64,39 @@ func onlyUnknownFields(err error) ([]string, bool) {
 	}
 	var paths []string
 	for _, e := range strict.Errors() {
-		m := unknownFieldMessage.FindStringSubmatch(e.Error())
-		if m == nil {
+		path, ok := UnknownField(e)
+		if !ok {
 			return nil, false
 		}
-		paths = append(paths, m[1])
+		paths = append(paths, path)
 	}
 	return paths, true
 }
 
-var unknownFieldMessage = regexp.MustCompile(`^unknown field "(.*)"$`)
+// UnknownField is the path of the field one error of strict decoding
+// names, when the error is that the type has no such field.
+func UnknownField(err error) (string, bool) {
+	path, ok := strings.CutPrefix(err.Error(), `unknown field "`)
+	if !ok || !strings.HasSuffix(path, `"`) {
+		return "", false
+	}
+	return strings.TrimSuffix(path, `"`), true
+}
 
 // typeErrorMessage is how encoding/json (and sigs.k8s.io/json) name a value
 // of the wrong type: its JSON type, and the struct field as a dotted path
 // without list indexes, after the Go type's name.
-var typeErrorMessage = regexp.MustCompile(`cannot unmarshal (\w+)(?: \S+)? into Go struct field [^.\s]+\.(\S+) of type`)
+// Compiled when first needed: nothing is done when the program starts.
+var typeErrorMessage = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`cannot unmarshal (\w+)(?: \S+)? into Go struct field [^.\s]+\.(\S+) of type`)
+})
 
 // typeErrorField is the path of the value a type error is about, with the
 // list indexes the decoder leaves out found in body: the first value at
 // that path of the JSON type the error names. It is "" when the error
 // names no field.
 func typeErrorField(msg string, body []byte) string {
-	m := typeErrorMessage.FindStringSubmatch(msg)
+	m := typeErrorMessage().FindStringSubmatch(msg)
 	if m == nil {
 		return ""
 	}

@@ -69,7 +69,11 @@ type blob struct {
 	CRC    uint32 `json:"crc"`
 }
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// checksum is an entry's CRC-32C (Castagnoli) of data. crc32 builds the
+// polynomial's table once, when MakeTable is first called.
+func checksum(data []byte) uint32 {
+	return crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli))
+}
 
 // entryPath is where the entry for a file is kept.
 func (x *Index) entryPath(path string) (string, error) {
@@ -190,7 +194,7 @@ func readBlob(r io.ReaderAt, start int64, b blob, crd *apiextensionsv1.CustomRes
 	if _, err := r.ReadAt(data, start+b.Offset); err != nil {
 		return err
 	}
-	if crc32.Checksum(data, crcTable) != b.CRC {
+	if checksum(data) != b.CRC {
 		return errors.New("checksum mismatch")
 	}
 	return crd.Unmarshal(data)
@@ -234,7 +238,7 @@ func (x *Index) store(path, identity string, changed time.Time, crds []*fileCRD)
 }
 
 func appendBlob(buf *bytes.Buffer, base int64, data []byte) blob {
-	b := blob{Offset: base + int64(buf.Len()), Length: int64(len(data)), CRC: crc32.Checksum(data, crcTable)}
+	b := blob{Offset: base + int64(buf.Len()), Length: int64(len(data)), CRC: checksum(data)}
 	buf.Write(data)
 	return b
 }

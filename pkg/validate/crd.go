@@ -2,9 +2,9 @@ package validate
 
 import (
 	"context"
-	"strings"
 	"sync"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -42,9 +42,8 @@ func CRD(ctx context.Context, doc []byte, old *apiextensionsv1.CustomResourceDef
 	if obj, err := catalog.Scheme().New(schema.FromAPIVersionAndKind(probe.APIVersion, "CustomResourceDefinition")); err == nil {
 		strict, _ := sigsjson.UnmarshalStrict(doc, obj)
 		for _, e := range strict {
-			// How strict decoding names a field the type lacks.
-			if name, ok := strings.CutPrefix(e.Error(), `unknown field "`); ok && strings.HasSuffix(name, `"`) {
-				res.Unknown = append(res.Unknown, strings.TrimSuffix(name, `"`))
+			if path, ok := builtin.UnknownField(e); ok {
+				res.Unknown = append(res.Unknown, path)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/applypatch"
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
@@ -363,11 +364,14 @@ func placeOf(field string) string {
 }
 
 // warningPath is a server warning that starts with the field it is about.
-var warningPath = regexp.MustCompile(`^([A-Za-z_$][\w$-]*(?:\[[^\]]*\])*(?:\.[A-Za-z_$][\w$-]*(?:\[[^\]]*\])*)*): `)
+// Compiled when first needed: nothing is done when the program starts.
+var warningPath = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z_$][\w$-]*(?:\[[^\]]*\])*(?:\.[A-Za-z_$][\w$-]*(?:\[[^\]]*\])*)*): `)
+})
 
 // warningField is the field a server warning names first, "" when none.
 func warningField(w string) string {
-	if m := warningPath.FindStringSubmatch(w); m != nil {
+	if m := warningPath().FindStringSubmatch(w); m != nil {
 		return m[1]
 	}
 	return ""

@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,37 @@ func TestThroughKubectlPlugins(t *testing.T) {
 	r = bin.Run(t, "kubectl", nil, "plugin", "list")
 	if !strings.Contains(r.Stdout, filepath.Join(bin.Dir, "kubectl-crd")) {
 		t.Errorf("kubectl plugin list does not show kubectl-crd:\n%s%s", r.Stdout, r.Stderr)
+	}
+}
+
+// TestNoWorkAtStart: the project's own packages do nothing when the
+// program starts, whatever the command (what the k8s.io packages do then
+// is theirs). Go's inittrace reports the initialisation of every package
+// that has any; a package of this module may at most declare a value made
+// when first asked for (sync.OnceValue: a few small allocations), not make
+// it: a compiled regular expression, a table or a scheme is kilobytes.
+func TestNoWorkAtStart(t *testing.T) {
+	r := bin.Run(t, "kubectl-crd", []string{"GODEBUG=inittrace=1"}, "version")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
+	}
+	traced := 0
+	for line := range strings.Lines(r.Stderr) {
+		// init PACKAGE @START ms, CLOCK ms clock, BYTES bytes, ALLOCS allocs
+		f := strings.Fields(line)
+		if len(f) != 11 || f[0] != "init" || f[8] != "bytes," {
+			continue
+		}
+		traced++
+		if !strings.HasPrefix(f[1], "github.com/kubectl-crd/kubectl-crd/") {
+			continue
+		}
+		if n, err := strconv.Atoi(f[7]); err != nil || n > 1024 {
+			t.Errorf("%s works when the program starts: %s", f[1], strings.TrimSpace(line))
+		}
+	}
+	if traced < 100 {
+		t.Fatalf("inittrace reported %d packages; the check would prove nothing:\n%s", traced, r.Stderr)
 	}
 }
 
