@@ -85,8 +85,8 @@ func TestGetOffline(t *testing.T) {
 	if err := execute(f, "get", "all", "--crds", filepath.Join(examples, "crds")); err != nil {
 		t.Fatal(err)
 	}
-	if got := errOut.String(); got != "No resources found in default namespace.\n" {
-		t.Errorf("an empty category: stderr %q", got)
+	if got := errOut.String(); got != "No resources found in default namespace.\n" || out.Len() != 0 {
+		t.Errorf("an empty category: stdout %q, stderr %q", out, got)
 	}
 	f, out, errOut = testFactory(t)
 	err := execute(f, "get", "-o", "name", "--crds", filepath.Join(examples, "crds"), "-f", filepath.Join(examples, "objects", "valid"))

@@ -54,13 +54,6 @@ func base() *apiextensionsv1.CustomResourceDefinition {
 	}
 }
 
-// spec is v1's spec schema, to change.
-func spec(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.JSONSchemaProps {
-	s := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
-	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = s
-	return &s
-}
-
 // field changes one field of v1's spec schema.
 func field(name string, change func(*apiextensionsv1.JSONSchemaProps)) func(_, n *apiextensionsv1.CustomResourceDefinition) {
 	return func(_, n *apiextensionsv1.CustomResourceDefinition) {

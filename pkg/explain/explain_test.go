@@ -2,6 +2,7 @@ package explain
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ func featuresCRD(t *testing.T) *apiextensionsv1.CustomResourceDefinition {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crds, _ := files.List(nil)
+	crds, _ := files.List(context.Background())
 	return crds[0].CustomResourceDefinition
 }
 

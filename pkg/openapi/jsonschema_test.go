@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ func readCRD(t *testing.T, path string) *apiextensionsv1.CustomResourceDefinitio
 	if err != nil {
 		t.Fatal(err)
 	}
-	crds, _ := files.List(nil)
+	crds, _ := files.List(context.Background())
 	if len(crds) != 1 {
 		t.Fatalf("%s: %d CRDs", path, len(crds))
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -68,8 +67,7 @@ func TestAction(t *testing.T) {
 			if step.Shell != "bash" {
 				t.Fatalf("step %q: shell %q, want bash", step.Name, step.Shell)
 			}
-			env := append(os.Environ(), "GITHUB_ACTION_PATH="+root, "RUNNER_TEMP="+runnerTemp, "KUBECONFIG="+filepath.Join(runnerTemp, "none"),
-				"PATH="+filepath.Join(runtime.GOROOT(), "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+			env := append(os.Environ(), "GITHUB_ACTION_PATH="+root, "RUNNER_TEMP="+runnerTemp, "KUBECONFIG="+filepath.Join(runnerTemp, "none"))
 			for name, value := range step.Env {
 				env = append(env, name+"="+substitute(t, value, a, inputs))
 			}

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -75,7 +74,7 @@ func (o objectFiles) judgeRefusals(t *testing.T, consumer string, verdict func(f
 func goInstall(t *testing.T, pkg string) string {
 	t.Helper()
 	gobin := t.TempDir()
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "install", pkg)
+	cmd := exec.Command("go", "install", pkg)
 	cmd.Dir = gobin
 	cmd.Env = append(os.Environ(), "GOBIN="+gobin, "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {

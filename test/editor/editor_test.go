@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,7 +51,7 @@ func TestCRDStore(t *testing.T) {
 
 	// The schemas, as the README's recipe exports them.
 	store := t.TempDir()
-	export := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "run", "./cmd/kubectl-crd",
+	export := exec.Command("go", "run", "./cmd/kubectl-crd",
 		"openapi", "--layout", "vscode", "--output-dir", store, "--crds", "examples/crds")
 	export.Dir = root
 	export.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(t.TempDir(), "none"))

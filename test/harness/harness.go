@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -58,7 +57,6 @@ func Build(repoRoot string) (*Bin, error) {
 	if err != nil {
 		return nil, err
 	}
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	plugin := []string{"build", "-o", filepath.Join(dir, "kubectl-crd"), "-ldflags", "-X github.com/kubectl-crd/kubectl-crd/pkg/cmd.Version=" + TestVersion}
 	if raceDetector {
 		plugin = append(plugin, "-race")
@@ -68,7 +66,7 @@ func Build(repoRoot string) (*Bin, error) {
 		{"build", "-o", filepath.Join(dir, "kubectl"), "./test/kubectl"},
 	}
 	for _, args := range builds {
-		cmd := exec.Command(goBin, args...)
+		cmd := exec.Command("go", args...)
 		cmd.Dir = repoRoot
 		if out, err := cmd.CombinedOutput(); err != nil {
 			os.RemoveAll(dir)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -73,7 +72,7 @@ func TestHook(t *testing.T) {
 func environment(t *testing.T) []string {
 	home := t.TempDir()
 	goEnv := func(name string) string {
-		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "env", name).Output()
+		out, err := exec.Command("go", "env", name).Output()
 		if err != nil {
 			t.Fatalf("go env %s: %v", name, err)
 		}
@@ -83,8 +82,7 @@ func environment(t *testing.T) []string {
 		"HOME="+home, "PRE_COMMIT_HOME="+filepath.Join(home, "pre-commit"),
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=test", "GIT_AUTHOR_EMAIL=test@example.com",
 		"GIT_COMMITTER_NAME=test", "GIT_COMMITTER_EMAIL=test@example.com",
-		"GOCACHE="+goEnv("GOCACHE"), "GOMODCACHE="+goEnv("GOMODCACHE"), "GOFLAGS=",
-		"PATH="+filepath.Join(runtime.GOROOT(), "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+		"GOCACHE="+goEnv("GOCACHE"), "GOMODCACHE="+goEnv("GOMODCACHE"), "GOFLAGS=")
 }
 
 // snapshot commits the repository's files as they are in the work tree

@@ -44,7 +44,7 @@ func checkWithKrew(t *testing.T, root, dist string, platforms []platform) {
 
 	// kubectl from k8s.io/kubectl, and krew as its plugin kubectl-krew.
 	bin := t.TempDir()
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", filepath.Join(bin, "kubectl"), "./test/kubectl")
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl"), "./test/kubectl")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building kubectl: %v\n%s", err, out)
