@@ -152,3 +152,26 @@ func BenchmarkGet(b *testing.B) {
 		b.Logf("request: %s %s?%s", r.Method, r.Path, r.Query)
 	}
 }
+
+// BenchmarkStartup runs `kubectl crd version` and `kubectl version
+// --client` (kubectl built from the same k8s.io/kubectl as kubectl crd),
+// alternating in each iteration: what starting costs each, which is
+// mostly Go's initialisation of the packages each links. It reports both
+// medians, their ratio and peak RSS.
+func BenchmarkStartup(b *testing.B) {
+	pluginRSS := runOnce(b, "kubectl-crd", true, "version").maxRSS
+	kubectlRSS := runOnce(b, "kubectl", true, "version", "--client").maxRSS
+	var plugin, kubectl []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		plugin = append(plugin, runOnce(b, "kubectl-crd", false, "version").wall)
+		kubectl = append(kubectl, runOnce(b, "kubectl", false, "version", "--client").wall)
+	}
+	b.StopTimer()
+	pm, km := median(plugin), median(kubectl)
+	b.ReportMetric(float64(pm.Microseconds())/1000, "kubectl-crd-ms")
+	b.ReportMetric(float64(km.Microseconds())/1000, "kubectl-ms")
+	b.ReportMetric(float64(pm)/float64(km), "ratio")
+	b.ReportMetric(float64(pluginRSS)/1024, "kubectl-crd-maxRSS-MiB")
+	b.ReportMetric(float64(kubectlRSS)/1024, "kubectl-maxRSS-MiB")
+}
