@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -74,13 +75,15 @@ func onlyUnknownFields(err error) ([]string, bool) {
 }
 
 // UnknownField is the path of the field one error of strict decoding
-// names, when the error is that the type has no such field.
+// names, when the error is that the type has no such field. The path is
+// the decoder's own (its message quotes it, escapes included); only the
+// kind of error, unknown or duplicate, is told by the message.
 func UnknownField(err error) (string, bool) {
-	path, ok := strings.CutPrefix(err.Error(), `unknown field "`)
-	if !ok || !strings.HasSuffix(path, `"`) {
+	var fe sigsjson.FieldError
+	if !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), "unknown field ") {
 		return "", false
 	}
-	return strings.TrimSuffix(path, `"`), true
+	return fe.FieldPath(), true
 }
 
 // typeErrorMessage is how encoding/json (and sigs.k8s.io/json) name a value

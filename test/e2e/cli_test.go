@@ -33,7 +33,7 @@ func TestThroughKubectlPlugins(t *testing.T) {
 	}
 }
 
-// TestNoWorkAtStart: the project's own packages do nothing when the
+// TestNoWorkAtStart: the project's own packages build nothing when the
 // program starts, whatever the command (what the k8s.io packages do then
 // is theirs). Go's inittrace reports the initialisation of every package
 // that has any; a package of this module may at most declare a value made

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
@@ -35,7 +36,8 @@ func Causes(res validate.ObjectResult) []string {
 }
 
 var (
-	unknownField = regexp.MustCompile(`unknown field "([^"]+)"`)
+	// The field is quoted as strconv.Quote does it.
+	unknownField = regexp.MustCompile(`unknown field ("(?:[^"\\]|\\.)*")`)
 	// kubectl's apply puts the source before the server's message.
 	patchingSource = regexp.MustCompile(`^error when patching "[^"]*": `)
 )
@@ -60,7 +62,11 @@ func ServerCauses(err error) []string {
 		}
 	case apierrors.IsBadRequest(err) && unknownField.MatchString(err.Error()):
 		for _, m := range unknownField.FindAllStringSubmatch(err.Error(), -1) {
-			out = append(out, "unknown "+m[1])
+			field, uerr := strconv.Unquote(m[1])
+			if uerr != nil {
+				field = m[1]
+			}
+			out = append(out, "unknown "+field)
 		}
 	case apierrors.IsBadRequest(err):
 		out = append(out, "BadRequest: "+patchingSource.ReplaceAllString(se.ErrStatus.Message, ""))
