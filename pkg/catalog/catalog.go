@@ -51,8 +51,8 @@ type Source interface {
 	List(ctx context.Context) ([]*CRD, error)
 	// ListWhere returns the CRDs keep says yes to, in List's order. keep
 	// is given a CRD's outline (see Outline) or the whole CRD, so it may
-	// look only at the name, group, names, scope and versions; over files,
-	// only the CRDs kept are decoded.
+	// look only at what an outline holds; over files, only the CRDs kept
+	// are decoded.
 	ListWhere(ctx context.Context, keep func(*apiextensionsv1.CustomResourceDefinition) bool) ([]*CRD, error)
 	// Outlines returns every CRD's outline (see Outline), or more of
 	// each, in List's order; over files, no CRD is decoded.

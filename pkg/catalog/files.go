@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -14,9 +13,11 @@ import (
 	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/discovery"
+	sigsjson "sigs.k8s.io/json"
 )
 
 // Scheme returns a scheme of the apiextensions types, every version and
@@ -231,10 +232,10 @@ func (f *Files) sorted() {
 	f.discovery = newMemoryDiscovery(outlines)
 }
 
-// newFileCRD reads the outline of a CRD document: a v1 CRD's name, group,
-// names, scope and versions, without its schemas, defaulted as the server
-// defaults them. A v1beta1 CRD, whose outline needs the server's
-// conversion, is decoded whole.
+// newFileCRD reads the outline of a CRD document (see Outline), defaulted
+// as the server defaults it. A v1 document's outline is read without its
+// schemas; a v1beta1 CRD, whose outline needs the server's conversion, is
+// decoded whole.
 func newFileCRD(d *manifest.Document) (*fileCRD, error) {
 	fc := &fileCRD{origin: fmt.Sprintf("%s:%d", d.File, d.Line), line: d.Line}
 	fc.decode = func() (*CRD, error) { return DecodeCRD(d) }
@@ -246,7 +247,8 @@ func newFileCRD(d *manifest.Document) (*fileCRD, error) {
 		fc.outline = Outline(crd.CustomResourceDefinition)
 	} else {
 		var o outline
-		if err := json.Unmarshal(d.JSON, &o); err != nil {
+		// Case-sensitive, as the server's decoder reads the document.
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(d.JSON, &o); err != nil {
 			return nil, invalidCRD(d, err)
 		}
 		fc.outline = o.crd()
@@ -255,13 +257,15 @@ func newFileCRD(d *manifest.Document) (*fileCRD, error) {
 	return fc, servable(fc.outline, d)
 }
 
-// Outline is what resolving names and versions needs of a CRD: its name,
-// group, names, scope and versions (with their subresources), without
-// the schemas and without the rest of its metadata.
+// Outline is what resolving names and versions and listing CRDs need of
+// a CRD: its name, labels and creation time, group, names, scope,
+// versions (with their subresources), conversion and status, without the
+// schemas and without the rest of its metadata.
 func Outline(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
 	o := &apiextensionsv1.CustomResourceDefinition{}
-	o.Name = crd.Name
-	o.Spec.Group, o.Spec.Names, o.Spec.Scope = crd.Spec.Group, crd.Spec.Names, crd.Spec.Scope
+	o.Name, o.Labels, o.CreationTimestamp = crd.Name, crd.Labels, crd.CreationTimestamp
+	o.Spec.Group, o.Spec.Names, o.Spec.Scope, o.Spec.Conversion = crd.Spec.Group, crd.Spec.Names, crd.Spec.Scope, crd.Spec.Conversion
+	o.Status = crd.Status
 	for _, v := range crd.Spec.Versions {
 		o.Spec.Versions = append(o.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{
 			Name: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated,
@@ -271,16 +275,19 @@ func Outline(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.Cus
 	return o
 }
 
-// outline is the part of a v1 CRD document that resolving names needs.
+// outline is the part of a v1 CRD document that Outline keeps.
 type outline struct {
 	Metadata struct {
-		Name string `json:"name"`
+		Name              string            `json:"name"`
+		Labels            map[string]string `json:"labels"`
+		CreationTimestamp metav1.Time       `json:"creationTimestamp"`
 	} `json:"metadata"`
 	Spec struct {
-		Group    string                                        `json:"group"`
-		Names    apiextensionsv1.CustomResourceDefinitionNames `json:"names"`
-		Scope    apiextensionsv1.ResourceScope                 `json:"scope"`
-		Versions []struct {
+		Group      string                                        `json:"group"`
+		Names      apiextensionsv1.CustomResourceDefinitionNames `json:"names"`
+		Scope      apiextensionsv1.ResourceScope                 `json:"scope"`
+		Conversion *apiextensionsv1.CustomResourceConversion     `json:"conversion"`
+		Versions   []struct {
 			Name               string                                      `json:"name"`
 			Served             bool                                        `json:"served"`
 			Storage            bool                                        `json:"storage"`
@@ -289,12 +296,14 @@ type outline struct {
 			Subresources       *apiextensionsv1.CustomResourceSubresources `json:"subresources"`
 		} `json:"versions"`
 	} `json:"spec"`
+	Status apiextensionsv1.CustomResourceDefinitionStatus `json:"status"`
 }
 
 func (o *outline) crd() *apiextensionsv1.CustomResourceDefinition {
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	crd.Name = o.Metadata.Name
-	crd.Spec.Group, crd.Spec.Names, crd.Spec.Scope = o.Spec.Group, o.Spec.Names, o.Spec.Scope
+	crd.Name, crd.Labels, crd.CreationTimestamp = o.Metadata.Name, o.Metadata.Labels, o.Metadata.CreationTimestamp
+	crd.Spec.Group, crd.Spec.Names, crd.Spec.Scope, crd.Spec.Conversion = o.Spec.Group, o.Spec.Names, o.Spec.Scope, o.Spec.Conversion
+	crd.Status = o.Status
 	for _, v := range o.Spec.Versions {
 		crd.Spec.Versions = append(crd.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{
 			Name: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated,

@@ -19,7 +19,7 @@ import (
 )
 
 // Index keeps, from one run to the next, what reading a CRD file gave:
-// each CRD's outline (names and versions) and the whole CRD as the server
+// each CRD's outline (see Outline) and the whole CRD as the server
 // decoded it, in the server's own protobuf encoding (the one etcd stores
 // CRDs in). A later run that finds the file unchanged reads neither the
 // file's YAML nor the CRDs it does not use.
@@ -47,7 +47,10 @@ func NewIndex(dir string) *Index {
 	return &Index{dir: dir, racy: 2 * time.Second}
 }
 
-const indexMagic = "kubectl-crd CRD index 1\n"
+// indexMagic names the entries' format. Its number changes with what an
+// entry holds (the fields an Outline keeps, their encoding), so that no
+// run reads an entry another version of kubectl crd wrote.
+const indexMagic = "kubectl-crd CRD index 2\n"
 
 // indexHeader is the JSON at the start of an entry; the outlines follow
 // it, then the CRDs.

@@ -159,12 +159,13 @@ func (o *ListOptions) Run(ctx context.Context) error {
 }
 
 // selected is every CRD, or those the TYPE arguments name, with the label
-// selector's labels, by name.
+// selector's labels, by name. Every CRD is listed from its outline, which
+// holds all a row shows: over files, no schema is decoded.
 func (o *ListOptions) selected(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	var crds []*catalog.CRD
+	var crds []*apiextensionsv1.CustomResourceDefinition
 	if len(o.Types) == 0 {
 		var err error
-		if crds, err = o.catalog.List(ctx); err != nil {
+		if crds, err = o.catalog.Outlines(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -180,7 +181,7 @@ func (o *ListOptions) selected(ctx context.Context) ([]*apiextensionsv1.CustomRe
 			}
 			if !seen[r.CRD.Name] {
 				seen[r.CRD.Name] = true
-				crds = append(crds, r.CRD)
+				crds = append(crds, r.CRD.CustomResourceDefinition)
 			}
 		}
 	}
@@ -191,7 +192,7 @@ func (o *ListOptions) selected(ctx context.Context) ([]*apiextensionsv1.CustomRe
 	var out []*apiextensionsv1.CustomResourceDefinition
 	for _, c := range crds {
 		if selector.Matches(labels.Set(c.Labels)) {
-			out = append(out, c.CustomResourceDefinition)
+			out = append(out, c)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
