@@ -13,7 +13,8 @@ import (
 
 // TestCRDIndex runs the built binary over --crds files with the index of
 // CRD files off, cold, warm, filled by two processes at once, and after a
-// CRD file changed: validate, get and explain answer the same each time.
+// CRD file changed: validate, get, explain and list answer the same each
+// time.
 func TestCRDIndex(t *testing.T) {
 	crds := t.TempDir()
 	for _, dir := range crdDirs {
@@ -34,6 +35,7 @@ func TestCRDIndex(t *testing.T) {
 		{"validate", "-o", "json", "-R", "-f", objectDir, "-f", filepath.Join(repoRoot, "examples/objects")},
 		{"get", "-o", "wide", "-f", filepath.Join(objectDir, "samples.yaml")},
 		{"explain", "crontabs.spec", "-o", "detailed"},
+		{"list", "-o", "json"},
 	}
 	run := func(env []string, command []string) harness.Result {
 		t.Helper()
