@@ -159,8 +159,9 @@ func (o *ListOptions) Run(ctx context.Context) error {
 }
 
 // selected is every CRD, or those the TYPE arguments name, with the label
-// selector's labels, by name. Every CRD is listed from its outline, which
-// holds all a row shows: over files, no schema is decoded.
+// selector's labels, by name. Without TYPE arguments every CRD is listed
+// from its outline, which holds all a row shows, so that over files no
+// schema is decoded; those TYPE arguments name are resolved whole.
 func (o *ListOptions) selected(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	if len(o.Types) == 0 {
