@@ -66,12 +66,33 @@ func Apply(body, live []byte, versioned runtime.Object) (out []byte, unchanged b
 	if string(patch) == "{}" {
 		return live, true, nil
 	}
-	if versioned != nil {
-		out, err = strategicpatch.StrategicMergePatch(live, patch, versioned)
-	} else {
-		out, err = jsonpatch.MergePatch(live, patch)
-	}
+	out, err = patchLive(live, patch, versioned)
 	return out, false, err
+}
+
+// PanicError is the server's code panicking as it applies the patch (as
+// it does on a strategic merge patch whose list items have a merge key
+// that is not a string or a number); the server answers the request with
+// an internal error.
+type PanicError struct {
+	Value any
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("kube-apiserver's code panics applying the patch kubectl apply sends for this object: %v", e.Value)
+}
+
+// patchLive applies patch to live as the server applies it.
+func patchLive(live, patch []byte, versioned runtime.Object) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, &PanicError{Value: r}
+		}
+	}()
+	if versioned != nil {
+		return strategicpatch.StrategicMergePatch(live, patch, versioned)
+	}
+	return jsonpatch.MergePatch(live, patch)
 }
 
 func unstructuredFrom(js []byte) (*unstructured.Unstructured, error) {

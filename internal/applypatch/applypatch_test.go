@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -54,5 +55,12 @@ func TestApply(t *testing.T) {
 	}
 	if c := d.Spec.Template.Spec.Containers; len(c) != 2 || c[0].Image != "x" || c[1].Image != "z" {
 		t.Errorf("containers %+v: want a kept (no configuration applied before named it) and b changed", c)
+	}
+	// The server's strategic merge code panics on a merge key that is not
+	// a string or a number: an error, not a panic.
+	_, _, err = Apply([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"template":{"spec":{"containers":[{"name":{"b":1},"image":"z"}]}}}}`), deployment, &appsv1.Deployment{})
+	var panicked *PanicError
+	if !errors.As(err, &panicked) {
+		t.Errorf("a container named by an object: %v, want a *PanicError", err)
 	}
 }

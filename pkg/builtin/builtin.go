@@ -188,8 +188,9 @@ type Result struct {
 	// (fieldValidation=Strict refuses them).
 	Unknown []string
 	// Err is the server's refusal: an Invalid StatusError whose causes are
-	// the field errors, a *DecodeError, or another StatusError; nil when
-	// the object is valid.
+	// the field errors, a *DecodeError, another StatusError, or an
+	// internal error (a *PanicError; an *applypatch.PanicError where the
+	// server's code panics too); nil when the object is valid.
 	Err error
 	// Warnings are the server's warnings (deprecated or ignored fields).
 	Warnings []string
@@ -259,6 +260,16 @@ func (k *Kind) Update(ctx context.Context, body, live []byte, keep bool) (res Re
 		return Result{Err: apierrors.NewInternalError(err)}
 	}
 	patched, unchanged, err := applypatch.Apply(body, stored, versioned)
+	var panicked *applypatch.PanicError
+	if errors.As(err, &panicked) {
+		// The server answers with an internal error that names no field:
+		// the body's own decoding error, when it has one, does.
+		var decoding *DecodeError
+		if _, _, alone := k.decode(body); errors.As(alone.Err, &decoding) {
+			err = fmt.Errorf("%w; as a new object: %s: %v", err, decoding.Field, decoding)
+		}
+		return Result{Err: err}
+	}
 	if err != nil {
 		return Result{Err: fmt.Errorf("merging the object into the live %s, as kubectl apply does: %w", k.GVK.Kind, err)}
 	}
@@ -307,14 +318,22 @@ func (k *Kind) decodeLive(live []byte) (runtime.Object, error) {
 	return old, nil
 }
 
-// ErrPanicked marks the error of a check that kube-apiserver's code
-// panicked in: the server answers such a request with an internal error.
-var ErrPanicked = errors.New("kube-apiserver's code panicked on this object")
+// PanicError is the error of a check that kube-apiserver's code panicked
+// in: the server answers such a request with an internal error. The
+// message leaves out the stack; Stack keeps it for tests and bug reports.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("kube-apiserver's code panicked on this object: %v", e.Value)
+}
 
 // recovered turns a panic of the server's code into res's error.
 func recovered(res *Result) {
 	if r := recover(); r != nil {
-		*res = Result{Err: apierrors.NewInternalError(fmt.Errorf("%w: %v\n%s", ErrPanicked, r, debug.Stack()))}
+		*res = Result{Err: &PanicError{Value: r, Stack: debug.Stack()}}
 	}
 }
 

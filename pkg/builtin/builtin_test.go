@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/applypatch"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -189,6 +190,42 @@ spec:
 	same := lookup(t, k, "apps/v1", "Deployment").Update(context.Background(), old, old, false)
 	if same.Err != nil {
 		t.Errorf("an unchanged update: %v", same.Err)
+	}
+}
+
+// TestUpdateTheServerPanicsOn: kube-apiserver's strategic merge code
+// panics on a patch whose list item has an object for its merge key (a
+// container named by a map), and the server answers with an internal
+// error; so does the check, with the panic's message and no stack trace,
+// and the field the object alone does not decode at.
+// A panic anywhere else in the server's code is a *PanicError (FuzzCheck
+// fails on those).
+func TestUpdateTheServerPanicsOn(t *testing.T) {
+	live := body(t, `apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default, resourceVersion: "5"}
+spec: {containers: [{name: a, image: x}]}
+`)
+	named := body(t, `apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec: {containers: [{name: {x: 1}, image: nginx}]}
+`)
+	res := lookup(t, kinds(t), "v1", "Pod").Update(context.Background(), named, live, false)
+	var panicked *PanicError
+	var patching *applypatch.PanicError
+	var decoding *DecodeError
+	switch {
+	case !errors.As(res.Err, &patching):
+		t.Fatalf("%v, want the server's panic applying the patch", res.Err)
+	case errors.As(res.Err, &panicked):
+		t.Errorf("%v: a panic the server does not have", res.Err)
+	case errors.As(res.Err, &decoding):
+		t.Errorf("%v: a decoding error, where the server fails", res.Err)
+	case !strings.Contains(res.Err.Error(), "comparing uncomparable type") || strings.Contains(res.Err.Error(), "goroutine"):
+		t.Errorf("%q, want the panic's message and no stack", res.Err)
+	case !strings.Contains(res.Err.Error(), "as a new object: spec.containers[0].name: "):
+		t.Errorf("%q, want the field that the object alone fails to decode at", res.Err)
 	}
 }
 

@@ -13,7 +13,8 @@ import (
 )
 
 // Causes lists the errors of a validate result as "FIELD TYPE", or
-// "BadRequest: MESSAGE" for a body that cannot be decoded; when there are
+// "BadRequest: MESSAGE" for a body that cannot be decoded, "InternalError"
+// for a request the server fails on; when there are
 // unknown fields, only those, as "unknown FIELD" (the server's strict
 // decoding stops there). Sorted.
 func Causes(res validate.ObjectResult) []string {
@@ -24,6 +25,8 @@ func Causes(res validate.ObjectResult) []string {
 			unknown = append(unknown, "unknown "+p.Field)
 		case string(metav1.StatusReasonBadRequest):
 			all = append(all, "BadRequest: "+p.Message)
+		case string(metav1.StatusReasonInternalError):
+			all = append(all, "InternalError")
 		default:
 			all = append(all, p.Field+" "+p.Type)
 		}
@@ -50,6 +53,10 @@ func ServerCauses(err error) []string {
 	switch {
 	case err == nil:
 		return nil
+	case apierrors.IsInternalError(err):
+		// Where the server's code panicked, the message and causes are
+		// client-go's, made up for a response with no status.
+		out = append(out, "InternalError")
 	case !errors.As(err, &se):
 		out = append(out, "error "+err.Error())
 	case se.ErrStatus.Details != nil && len(se.ErrStatus.Details.Causes) > 0:
