@@ -43,25 +43,9 @@ func Apply(body, live []byte, versioned runtime.Object) (out []byte, unchanged b
 	if err != nil {
 		return nil, false, err
 	}
-	var patch []byte
-	if versioned != nil {
-		meta, err := strategicpatch.NewPatchMetaFromStruct(versioned)
-		if err != nil {
-			return nil, false, err
-		}
-		patch, err = strategicpatch.CreateThreeWayMergePatch(original, modified, live, meta, true)
-		if err != nil {
-			return nil, false, err
-		}
-	} else {
-		patch, err = jsonmergepatch.CreateThreeWayJSONMergePatch(original, modified, live,
-			mergepatch.RequireKeyUnchanged("apiVersion"), mergepatch.RequireKeyUnchanged("kind"), mergepatch.RequireMetadataKeyUnchanged("name"))
-		if mergepatch.IsPreconditionFailed(err) {
-			return nil, false, fmt.Errorf("at least one of apiVersion, kind and name was changed")
-		}
-		if err != nil {
-			return nil, false, err
-		}
+	patch, err := kubectlPatch(original, modified, live, versioned)
+	if err != nil {
+		return nil, false, err
 	}
 	if string(patch) == "{}" {
 		return live, true, nil
@@ -70,29 +54,54 @@ func Apply(body, live []byte, versioned runtime.Object) (out []byte, unchanged b
 	return out, false, err
 }
 
-// PanicError is the server's code panicking as it applies the patch (as
-// it does on a strategic merge patch whose list items have a merge key
-// that is not a string or a number); the server answers the request with
-// an internal error.
-type PanicError struct {
-	Value any
-}
-
-func (e *PanicError) Error() string {
-	return fmt.Sprintf("kube-apiserver's code panics applying the patch kubectl apply sends for this object: %v", e.Value)
+// kubectlPatch is the patch kubectl apply computes.
+func kubectlPatch(original, modified, live []byte, versioned runtime.Object) (patch []byte, err error) {
+	defer recovered(&err, false)
+	if versioned == nil {
+		patch, err = jsonmergepatch.CreateThreeWayJSONMergePatch(original, modified, live,
+			mergepatch.RequireKeyUnchanged("apiVersion"), mergepatch.RequireKeyUnchanged("kind"), mergepatch.RequireMetadataKeyUnchanged("name"))
+		if mergepatch.IsPreconditionFailed(err) {
+			return nil, fmt.Errorf("at least one of apiVersion, kind and name was changed")
+		}
+		return patch, err
+	}
+	meta, err := strategicpatch.NewPatchMetaFromStruct(versioned)
+	if err != nil {
+		return nil, err
+	}
+	return strategicpatch.CreateThreeWayMergePatch(original, modified, live, meta, true)
 }
 
 // patchLive applies patch to live as the server applies it.
 func patchLive(live, patch []byte, versioned runtime.Object) (out []byte, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			out, err = nil, &PanicError{Value: r}
-		}
-	}()
+	defer recovered(&err, true)
 	if versioned != nil {
 		return strategicpatch.StrategicMergePatch(live, patch, versioned)
 	}
 	return jsonpatch.MergePatch(live, patch)
+}
+
+// PanicError is kubectl's code panicking as it computes the patch
+// (kubectl apply then crashes), or the server's as it applies it (the
+// server then answers with an internal error): both strategic merge steps
+// panic on list items whose merge key is not a string or a number.
+type PanicError struct {
+	Value  any
+	Server bool // the server's code panicked, not kubectl's
+}
+
+func (e *PanicError) Error() string {
+	if e.Server {
+		return fmt.Sprintf("kube-apiserver's code panics applying the patch kubectl apply sends for this object: %v", e.Value)
+	}
+	return fmt.Sprintf("kubectl apply panics computing its patch for this object: %v", e.Value)
+}
+
+// recovered turns a panic into *err, a *PanicError.
+func recovered(err *error, server bool) {
+	if r := recover(); r != nil {
+		*err = &PanicError{Value: r, Server: server}
+	}
 }
 
 func unstructuredFrom(js []byte) (*unstructured.Unstructured, error) {

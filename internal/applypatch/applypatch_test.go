@@ -56,11 +56,22 @@ func TestApply(t *testing.T) {
 	if c := d.Spec.Template.Spec.Containers; len(c) != 2 || c[0].Image != "x" || c[1].Image != "z" {
 		t.Errorf("containers %+v: want a kept (no configuration applied before named it) and b changed", c)
 	}
-	// The server's strategic merge code panics on a merge key that is not
-	// a string or a number: an error, not a panic.
-	_, _, err = Apply([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"template":{"spec":{"containers":[{"name":{"b":1},"image":"z"}]}}}}`), deployment, &appsv1.Deployment{})
-	var panicked *PanicError
-	if !errors.As(err, &panicked) {
-		t.Errorf("a container named by an object: %v, want a *PanicError", err)
+	// Strategic merge code panics on a merge key that is not a string or a
+	// number: the server's as it applies the patch, or, where the live
+	// object has the configuration last applied, kubectl's as it computes
+	// it. An error, not a panic.
+	named := []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"template":{"spec":{"containers":[{"name":{"b":1},"image":"z"}]}}}}`)
+	applied := []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","annotations":{"kubectl.kubernetes.io/last-applied-configuration":` +
+		`"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"d\"},\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"a\",\"image\":\"x\"}]}}}}"}},` +
+		`"spec":{"template":{"spec":{"containers":[{"name":"a","image":"x"}]}}}}`)
+	for _, tc := range []struct {
+		live   []byte
+		server bool
+	}{{deployment, true}, {applied, false}} {
+		_, _, err = Apply(named, tc.live, &appsv1.Deployment{})
+		var panicked *PanicError
+		if !errors.As(err, &panicked) || panicked.Server != tc.server {
+			t.Errorf("a container named by an object: %v, want a *PanicError of the server's code %v", err, tc.server)
+		}
 	}
 }

@@ -189,8 +189,9 @@ type Result struct {
 	Unknown []string
 	// Err is the server's refusal: an Invalid StatusError whose causes are
 	// the field errors, a *DecodeError, another StatusError, or an
-	// internal error (a *PanicError; an *applypatch.PanicError where the
-	// server's code panics too); nil when the object is valid.
+	// internal error (a *PanicError; an *applypatch.PanicError where
+	// kubectl's apply or the server's code panics too); nil when the
+	// object is valid.
 	Err error
 	// Warnings are the server's warnings (deprecated or ignored fields).
 	Warnings []string
@@ -262,8 +263,9 @@ func (k *Kind) Update(ctx context.Context, body, live []byte, keep bool) (res Re
 	patched, unchanged, err := applypatch.Apply(body, stored, versioned)
 	var panicked *applypatch.PanicError
 	if errors.As(err, &panicked) {
-		// The server answers with an internal error that names no field:
-		// the body's own decoding error, when it has one, does.
+		// kubectl crashes or the server answers with an internal error,
+		// naming no field: the body's own decoding error, when it has
+		// one, does.
 		var decoding *DecodeError
 		if _, _, alone := k.decode(body); errors.As(alone.Err, &decoding) {
 			err = fmt.Errorf("%w; as a new object: %s: %v", err, decoding.Field, decoding)

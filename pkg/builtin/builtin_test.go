@@ -193,39 +193,48 @@ spec:
 	}
 }
 
-// TestUpdateTheServerPanicsOn: kube-apiserver's strategic merge code
-// panics on a patch whose list item has an object for its merge key (a
-// container named by a map), and the server answers with an internal
-// error; so does the check, with the panic's message and no stack trace,
-// and the field the object alone does not decode at.
-// A panic anywhere else in the server's code is a *PanicError (FuzzCheck
-// fails on those).
-func TestUpdateTheServerPanicsOn(t *testing.T) {
-	live := body(t, `apiVersion: v1
+// TestUpdatePanicsOn: strategic merge code panics on a patch whose list
+// item has an object for its merge key (a container named by a map):
+// kube-apiserver's as it applies the patch, and the server answers with an
+// internal error; or, where the live object has the configuration kubectl
+// apply last applied, kubectl's as it computes the patch, and kubectl
+// crashes. The check fails as they do, with the panic's message and no
+// stack trace, and the field the object alone does not decode at. A panic
+// anywhere else in the server's code is a *PanicError (FuzzCheck fails on
+// those).
+func TestUpdatePanicsOn(t *testing.T) {
+	live := `apiVersion: v1
 kind: Pod
-metadata: {name: p, namespace: default, resourceVersion: "5"}
+metadata: {name: p, namespace: default, resourceVersion: "5"ANNOTATIONS}
 spec: {containers: [{name: a, image: x}]}
-`)
+`
+	lastApplied := `, annotations: {kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default"},"spec":{"containers":[{"name":"a","image":"x"}]}}'}`
 	named := body(t, `apiVersion: v1
 kind: Pod
 metadata: {name: p, namespace: default}
 spec: {containers: [{name: {x: 1}, image: nginx}]}
 `)
-	res := lookup(t, kinds(t), "v1", "Pod").Update(context.Background(), named, live, false)
-	var panicked *PanicError
-	var patching *applypatch.PanicError
-	var decoding *DecodeError
-	switch {
-	case !errors.As(res.Err, &patching):
-		t.Fatalf("%v, want the server's panic applying the patch", res.Err)
-	case errors.As(res.Err, &panicked):
-		t.Errorf("%v: a panic the server does not have", res.Err)
-	case errors.As(res.Err, &decoding):
-		t.Errorf("%v: a decoding error, where the server fails", res.Err)
-	case !strings.Contains(res.Err.Error(), "comparing uncomparable type") || strings.Contains(res.Err.Error(), "goroutine"):
-		t.Errorf("%q, want the panic's message and no stack", res.Err)
-	case !strings.Contains(res.Err.Error(), "as a new object: spec.containers[0].name: "):
-		t.Errorf("%q, want the field that the object alone fails to decode at", res.Err)
+	for _, tc := range []struct {
+		annotations string
+		server      bool
+	}{{"", true}, {lastApplied, false}} {
+		old := body(t, strings.Replace(live, "ANNOTATIONS", tc.annotations, 1))
+		res := lookup(t, kinds(t), "v1", "Pod").Update(context.Background(), named, old, false)
+		var panicked *PanicError
+		var patching *applypatch.PanicError
+		var decoding *DecodeError
+		switch {
+		case !errors.As(res.Err, &patching) || patching.Server != tc.server:
+			t.Fatalf("%v, want a panic of the server's code %v", res.Err, tc.server)
+		case errors.As(res.Err, &panicked):
+			t.Errorf("%v: a panic the server does not have", res.Err)
+		case errors.As(res.Err, &decoding):
+			t.Errorf("%v: a decoding error, where the server fails", res.Err)
+		case !strings.Contains(res.Err.Error(), "comparing uncomparable type") || strings.Contains(res.Err.Error(), "goroutine"):
+			t.Errorf("%q, want the panic's message and no stack", res.Err)
+		case !strings.Contains(res.Err.Error(), "as a new object: spec.containers[0].name: "):
+			t.Errorf("%q, want the field that the object alone fails to decode at", res.Err)
+		}
 	}
 }
 

@@ -77,8 +77,8 @@ func TestValidateBuiltInMatchesServerDryRun(t *testing.T) {
 			t.Errorf("%s: %v, want valid and invalid objects", kind, verdicts[kind])
 		}
 	}
-	if operations["update"] < 15 {
-		t.Errorf("operations %v: want the 15 objects of updates.yaml checked as updates", operations)
+	if operations["update"] < 16 {
+		t.Errorf("operations %v: want the 16 objects of updates.yaml checked as updates", operations)
 	}
 	t.Logf("%d objects of %d kinds (%v): verdict and causes as the server's on %d",
 		len(results), len(verdicts), operations, agree)

@@ -55,7 +55,8 @@ func ServerCauses(err error) []string {
 		return nil
 	case apierrors.IsInternalError(err):
 		// Where the server's code panicked, the message and causes are
-		// client-go's, made up for a response with no status.
+		// client-go's, made up for a response with no status; where
+		// kubectl's did, the DryRunner's.
 		out = append(out, "InternalError")
 	case !errors.As(err, &se):
 		out = append(out, "error "+err.Error())

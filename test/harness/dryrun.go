@@ -2,10 +2,12 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"testing"
 
 	"github.com/jonboulle/clockwork"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -44,9 +46,16 @@ func NewDryRunner(config *rest.Config) (*DryRunner, error) {
 
 // Run sends the object in js as a dry-run create, or for operation
 // "update" as the patch kubectl apply makes of the live object (with
-// kubectl's own apply code), and returns the server's refusal.
-func (r *DryRunner) Run(t *testing.T, js []byte, operation string) error {
+// kubectl's own apply code), and returns the server's refusal. Where
+// kubectl's apply code panics (kubectl apply crashes), the error is an
+// internal error that says so.
+func (r *DryRunner) Run(t *testing.T, js []byte, operation string) (err error) {
 	t.Helper()
+	defer func() {
+		if p := recover(); p != nil {
+			err = apierrors.NewInternalError(fmt.Errorf("kubectl's apply code panicked: %v", p))
+		}
+	}()
 	obj := &unstructured.Unstructured{}
 	if err := obj.UnmarshalJSON(js); err != nil {
 		t.Fatal(err)
