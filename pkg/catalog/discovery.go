@@ -146,3 +146,19 @@ func (d *memoryDiscovery) ServerPreferredResources() ([]*metav1.APIResourceList,
 
 func (d *memoryDiscovery) Fresh() bool { return true }
 func (d *memoryDiscovery) Invalidate() {}
+
+// PreferredVersion is the served version of a CRD that discovery puts
+// first among the CRD's own: the highest in Kubernetes' version order (""
+// when none is served).
+func PreferredVersion(crd *apiextensionsv1.CustomResourceDefinition) string {
+	served := map[string]bool{}
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			served[v.Name] = true
+		}
+	}
+	if vs := sortedVersions(served); len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}

@@ -70,6 +70,7 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		NewCmdDiff(f),
 		NewCmdList(f),
 		NewCmdMigrate(f),
+		NewCmdConvert(f),
 		NewCmdVersion(f),
 		NewCmdCompletion(f),
 	)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
+	"github.com/kubectl-crd/kubectl-crd/pkg/listing"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
@@ -119,10 +120,10 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 	// (reading converts it).
 	r.Namespaces = map[string]int{}
 	seen := map[string]bool{} // a list that starts again (410) repeats objects
-	err = m.each(ctx, ri, opts.ChunkSize, func(page []unstructured.Unstructured) error {
+	err = listing.Each(ctx, ri, opts.ChunkSize, func(page []unstructured.Unstructured) error {
 		for _, o := range page {
-			if !seen[key(&o)] {
-				seen[key(&o)] = true
+			if !seen[listing.Key(&o)] {
+				seen[listing.Key(&o)] = true
 				r.Namespaces[o.GetNamespace()]++
 				r.Objects++
 			}
@@ -140,10 +141,10 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 
 	done := map[string]bool{} // objects already written, should the list start again
 	var mu sync.Mutex
-	err = m.each(ctx, ri, opts.ChunkSize, func(page []unstructured.Unstructured) error {
+	err = listing.Each(ctx, ri, opts.ChunkSize, func(page []unstructured.Unstructured) error {
 		var todo []unstructured.Unstructured
 		for _, o := range page {
-			if !done[key(&o)] {
+			if !done[listing.Key(&o)] {
 				todo = append(todo, o)
 			}
 		}
@@ -151,7 +152,7 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 			outcome, failure := m.rewrite(ctx, ri, &todo[i], opts.DryRun == "server")
 			mu.Lock()
 			defer mu.Unlock()
-			done[key(&todo[i])] = true
+			done[listing.Key(&todo[i])] = true
 			switch outcome {
 			case rewritten:
 				r.Rewritten++
@@ -272,40 +273,6 @@ func retryable(err error) bool {
 		apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnexpectedServerError(err)
 }
 
-// each lists every object in pages of size and calls page for each. When
-// a continue token has expired (410), the list goes on with the token the
-// server supplies, or else starts again (page is then called again for
-// objects it has seen).
-func (m *Migrator) each(ctx context.Context, ri dynamic.NamespaceableResourceInterface, size int64, page func([]unstructured.Unstructured) error) error {
-	opts := metav1.ListOptions{Limit: size}
-	for {
-		list, err := ri.List(ctx, opts)
-		if apierrors.IsResourceExpired(err) && opts.Continue != "" {
-			opts.Continue = inconsistentContinue(err)
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if err := page(list.Items); err != nil {
-			return err
-		}
-		if opts.Continue = list.GetContinue(); opts.Continue == "" {
-			return nil
-		}
-	}
-}
-
-// inconsistentContinue is the token a 410 offers to go on with a list
-// from a newer snapshot ("" if none: start again).
-func inconsistentContinue(err error) string {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		return status.Status().ListMeta.Continue
-	}
-	return ""
-}
-
 // prune sets storedVersions to the storage version alone, on the CRD as it
 // was read before the migration: if it changed since, only when its
 // versions and storage version did not.
@@ -347,7 +314,5 @@ func versionNames(crd *apiextensionsv1.CustomResourceDefinition) []string {
 	}
 	return out
 }
-
-func key(o *unstructured.Unstructured) string { return o.GetNamespace() + "/" + o.GetName() }
 
 func failureKey(f Failure) string { return f.Namespace + "/" + f.Name }
