@@ -52,6 +52,10 @@ type StoredOptions struct {
 	// are read at once when they are read one by one.
 	PageSize    int64
 	Concurrency int
+	// Also are versions listed only to learn the objects' names, when no
+	// version of Versions lists them all (a version objects are stored
+	// at lists them without converting them).
+	Also []string
 	// Names, when set, are the only objects read, in Namespace (for a
 	// namespaced CRD); else every object in every namespace.
 	Names     []string
@@ -113,6 +117,24 @@ func CheckStored(ctx context.Context, client dynamic.Interface, crd *apiextensio
 		case isReadFailure(err):
 			failed[v] = err
 		default:
+			return nil, err
+		}
+	}
+	for _, v := range opts.Also {
+		if all != nil {
+			break
+		}
+		var order []objectKey
+		err := listing.Each(ctx, resource(v), opts.PageSize, func(page []unstructured.Unstructured) error {
+			for i := range page {
+				order = append(order, objectKey{namespace: page[i].GetNamespace(), name: page[i].GetName()})
+			}
+			return nil
+		})
+		switch {
+		case err == nil:
+			all = uniqueKeys(order)
+		case !isReadFailure(err):
 			return nil, err
 		}
 	}
@@ -225,4 +247,17 @@ func (a objectKey) less(b objectKey) bool {
 
 func sortKeys(keys []objectKey) {
 	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
+}
+
+// uniqueKeys drops repeats (a list that started again after a 410).
+func uniqueKeys(keys []objectKey) []objectKey {
+	seen := map[objectKey]bool{}
+	out := keys[:0]
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -38,11 +38,7 @@ type Webhook struct {
 // Validate checks the URL and the CA.
 func (w Webhook) Validate() error {
 	if w.URL != "" {
-		u, err := url.Parse(w.URL)
-		if err != nil {
-			return fmt.Errorf("--webhook-url: %w", err)
-		}
-		if u.Scheme != "https" || u.Host == "" {
+		if u, err := url.Parse(w.URL); err != nil || u.Scheme != "https" || u.Host == "" {
 			return fmt.Errorf("--webhook-url %q: give https://HOST:PORT[/PATH]: the server calls webhooks over TLS only", w.URL)
 		}
 	}

@@ -13,10 +13,12 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
+	"github.com/kubectl-crd/kubectl-crd/pkg/convert"
 	"github.com/kubectl-crd/kubectl-crd/pkg/listing"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -75,11 +77,31 @@ type Failure struct {
 }
 
 // ConversionError is a failure to read the objects at the storage version
-// before anything was written: the CRD's conversion is broken.
-type ConversionError struct{ Err error }
+// before anything was written: the CRD's conversion is broken (Stored
+// names the objects), or the list failed (Err).
+type ConversionError struct {
+	Err    error
+	Stored *convert.Stored
+}
 
 func (e *ConversionError) Error() string {
-	return fmt.Sprintf("the objects cannot be read at the storage version, so nothing was written: %v", e.Err)
+	const prefix = "the objects cannot be read at the storage version, so nothing was written"
+	if e.Stored == nil {
+		return fmt.Sprintf("%s: %v", prefix, e.Err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d of %d objects fail (kubectl crd convert TYPE --check reads them at every version):", prefix, len(e.Stored.Failures), e.Stored.Objects)
+	for _, f := range e.Stored.Failures {
+		name := f.Name
+		if f.Namespace != "" {
+			name = f.Namespace + "/" + f.Name
+		}
+		fmt.Fprintf(&b, "\n  %s: %s", name, f.Message)
+	}
+	if e.Stored.Incomplete != "" {
+		fmt.Fprintf(&b, "\n  %s", e.Stored.Incomplete)
+	}
+	return b.String()
 }
 
 func (e *ConversionError) Unwrap() error { return e.Err }
@@ -117,22 +139,22 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 	ri := m.Objects.Resource(gvr)
 
 	// Before any write: every object can be read at the storage version
-	// (reading converts it).
-	r.Namespaces = map[string]int{}
-	seen := map[string]bool{} // a list that starts again (410) repeats objects
-	err = listing.Each(ctx, ri, opts.ChunkSize, func(page []unstructured.Unstructured) error {
-		for _, o := range page {
-			if !seen[listing.Key(&o)] {
-				seen[listing.Key(&o)] = true
-				r.Namespaces[o.GetNamespace()]++
-				r.Objects++
-			}
+	// (reading converts it), checked as convert --check checks it.
+	var others []string
+	for _, v := range crd.Status.StoredVersions {
+		if v != storage {
+			others = append(others, v)
 		}
-		return nil
-	})
+	}
+	check, err := convert.CheckStored(ctx, m.Objects, crd, convert.StoredOptions{Versions: []string{storage}, Also: others,
+		PageSize: opts.ChunkSize, Concurrency: opts.Concurrency})
 	if err != nil {
 		return nil, &ConversionError{Err: err}
 	}
+	if len(check.Failures) > 0 || check.Incomplete != "" {
+		return nil, &ConversionError{Stored: check}
+	}
+	r.Objects, r.Namespaces = check.Objects, check.Namespaces
 	if opts.DryRun == "client" {
 		r.NotPruned = "dry run"
 		return r, nil
