@@ -12,13 +12,15 @@
 // namespaces, label selectors and field selectors (metadata.name,
 // metadata.namespace and the version's selectableFields, with the
 // server's own field sets and errors). Objects without a namespace are
-// found in whichever namespace is asked for, as if created there. Objects
-// of another version of the same CRD are served as the asked version, as
-// a CRD without a conversion webhook serves them.
+// found in whichever namespace is asked for, as if created there. Each
+// object is held at its own version; one asked for at another version of
+// its CRD is converted as the server converts it (pkg/convert: None, or
+// the CRD's conversion webhook).
 package localapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,9 +29,9 @@ import (
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/convert"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/conversion"
 	"k8s.io/apiextensions-apiserver/pkg/crdserverscheme"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,19 +46,26 @@ import (
 
 // Server serves objects held in memory, typed by their CRDs.
 type Server struct {
-	crds    map[schema.GroupResource]*apiextensionsv1.CustomResourceDefinition
-	objects map[schema.GroupKind][]*unstructured.Unstructured
+	crds       map[schema.GroupResource]*apiextensionsv1.CustomResourceDefinition
+	converters map[string]*convert.Converter // by CRD name
+	objects    map[schema.GroupKind][]*unstructured.Unstructured
 }
 
 // NewServer serves objs as the server would have stored them on create:
 // each object of one of crds is pruned and defaulted (objs are changed).
 func NewServer(crds []*apiextensionsv1.CustomResourceDefinition, objs []*unstructured.Unstructured) (*Server, error) {
 	s := &Server{
-		crds:    map[schema.GroupResource]*apiextensionsv1.CustomResourceDefinition{},
-		objects: map[schema.GroupKind][]*unstructured.Unstructured{},
+		crds:       map[schema.GroupResource]*apiextensionsv1.CustomResourceDefinition{},
+		converters: map[string]*convert.Converter{},
+		objects:    map[schema.GroupKind][]*unstructured.Unstructured{},
 	}
 	byKind := map[schema.GroupKind]*apiextensionsv1.CustomResourceDefinition{}
 	for _, crd := range crds {
+		c, err := convert.New(crd, convert.Webhook{})
+		if err != nil {
+			return nil, err
+		}
+		s.converters[crd.Name] = c
 		s.crds[schema.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}] = crd
 		byKind[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = crd
 	}
@@ -97,7 +106,11 @@ func (s *Server) RoundTrip(req *http.Request) (*http.Response, error) {
 	gvr := schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}
 	q := req.URL.Query()
 	items, err := s.find(crd, gvr.Version, info.Namespace, info.Name, q.Get("labelSelector"), q.Get("fieldSelector"))
-	if err != nil {
+	var failed *conversionError
+	switch {
+	case errors.As(err, &failed):
+		return status(req, http.StatusInternalServerError, metav1.StatusReasonInternalError, "Internal error occurred: "+failed.Error()), nil
+	case err != nil:
 		return status(req, http.StatusBadRequest, metav1.StatusReasonBadRequest, err.Error()), nil
 	}
 	var resp *http.Response
@@ -141,7 +154,8 @@ func listOf(crd *apiextensionsv1.CustomResourceDefinition, gvr schema.GroupVersi
 // a name (""; any) that match the selectors, as the server filters them,
 // sorted as the server lists them.
 func (s *Server) find(crd *apiextensionsv1.CustomResourceDefinition, version, namespace, name, labelSel, fieldSel string) ([]*unstructured.Unstructured, error) {
-	predicate, err := selection(crd, version, labelSel, fieldSel)
+	converter := s.converters[crd.Name]
+	predicate, err := selection(converter, crd, version, labelSel, fieldSel)
 	if err != nil {
 		return nil, err
 	}
@@ -155,8 +169,11 @@ func (s *Server) find(crd *apiextensionsv1.CustomResourceDefinition, version, na
 		if name != "" && o.GetName() != name {
 			continue
 		}
-		o = o.DeepCopy()
-		o.SetAPIVersion(schema.GroupVersion{Group: crd.Spec.Group, Version: version}.String())
+		if o.GroupVersionKind().Version == version {
+			o = o.DeepCopy()
+		} else if o, err = converter.Hop(o, version); err != nil {
+			return nil, &conversionError{err}
+		}
 		if !namespaced {
 			o.SetNamespace("")
 		} else if ns == "" && namespace != "" {
@@ -179,9 +196,15 @@ func (s *Server) find(crd *apiextensionsv1.CustomResourceDefinition, version, na
 	return out, nil
 }
 
+// conversionError is an object the server could not convert to the
+// version asked for: it fails the request (500), as on a server.
+type conversionError struct{ error }
+
+func (e *conversionError) Unwrap() error { return e.error }
+
 // selection is the server's filter for a list of a CRD version: the
 // field labels its converter supports, and its strategy's field sets.
-func selection(crd *apiextensionsv1.CustomResourceDefinition, version, labelSel, fieldSel string) (storage.SelectionPredicate, error) {
+func selection(converter *convert.Converter, crd *apiextensionsv1.CustomResourceDefinition, version, labelSel, fieldSel string) (storage.SelectionPredicate, error) {
 	ls, err := labels.Parse(labelSel)
 	if err != nil {
 		return storage.SelectionPredicate{}, err
@@ -190,19 +213,9 @@ func selection(crd *apiextensionsv1.CustomResourceDefinition, version, labelSel,
 	if err != nil {
 		return storage.SelectionPredicate{}, err
 	}
-	factory, err := conversion.NewCRConverterFactory(nil, nil)
-	if err != nil {
-		return storage.SelectionPredicate{}, err
-	}
-	noWebhook := crd.DeepCopy()
-	noWebhook.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter}
-	converter, _, err := factory.NewConverter(noWebhook)
-	if err != nil {
-		return storage.SelectionPredicate{}, err
-	}
 	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Spec.Names.Kind}
 	for _, r := range fs.Requirements() {
-		if _, _, err := converter.ConvertFieldLabel(gvk, r.Field, r.Value); err != nil {
+		if _, _, err := converter.Convertor().ConvertFieldLabel(gvk, r.Field, r.Value); err != nil {
 			return storage.SelectionPredicate{}, err
 		}
 	}
