@@ -187,7 +187,7 @@ func (o *ConvertOptions) Run(ctx context.Context) error {
 	if len(objects) == 0 {
 		return &ExitError{Code: 2, Err: errors.New("no objects to convert in the input")}
 	}
-	r := &conversionRun{o: o, converters: map[string]*convert.Converter{}}
+	r := &conversionRun{o: o, converters: map[string]*convert.Converter{}, unreachable: map[string]bool{}}
 	if o.RoundTrip {
 		return r.roundTrips(ctx, objects)
 	}
@@ -201,13 +201,23 @@ type conversionRun struct {
 	o          *ConvertOptions
 	converters map[string]*convert.Converter
 	code       int
+	// unreachable: the CRDs whose webhook was said to be out of reach.
+	unreachable map[string]bool
 }
 
-// fail reports a problem with one object on stderr, with its place.
+// fail reports a problem with one object on stderr, with its place. That
+// a webhook cannot be reached from here is said in full once per CRD.
 func (r *conversionRun) fail(code int, d *manifest.Document, obj *unstructured.Unstructured, err error) {
 	what := ""
 	if obj != nil {
 		what = obj.GetKind() + " " + objectName(obj) + ": "
+	}
+	var unreachable *convert.UnreachableServiceError
+	if errors.As(err, &unreachable) {
+		if r.unreachable[unreachable.CRD] {
+			err = fmt.Errorf("the conversion webhook of %s cannot be reached from here (see above)", unreachable.CRD)
+		}
+		r.unreachable[unreachable.CRD] = true
 	}
 	fmt.Fprintf(r.o.f.Streams.ErrOut, "%s: %s%v\n", d.Pos(), what, err)
 	r.code = max(r.code, code)
@@ -331,6 +341,10 @@ func (r *conversionRun) roundTrips(ctx context.Context, docs []*manifest.Documen
 		u := &unstructured.Unstructured{Object: obj}
 		c := r.converterFor(ctx, d, u)
 		if c == nil {
+			continue
+		}
+		if err := c.Unreachable(); err != nil {
+			r.fail(2, d, u, err)
 			continue
 		}
 		trips, err := c.RoundTrips(u)

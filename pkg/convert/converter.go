@@ -85,6 +85,10 @@ func (c *Converter) CRD() *apiextensionsv1.CustomResourceDefinition { return c.c
 // StorageVersion is the version the CRD's objects are stored at.
 func (c *Converter) StorageVersion() string { return c.storage }
 
+// Unreachable says why the CRD's webhook cannot be called from here (a
+// service, and no Webhook.URL), or nil.
+func (c *Converter) Unreachable() error { return c.unreachable }
+
 // Convertor is the server's converter of the CRD (field labels included),
 // without the codec's coercion.
 func (c *Converter) Convertor() runtime.ObjectConvertor { return c.convertor }

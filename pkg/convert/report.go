@@ -103,7 +103,9 @@ func WriteTrips(w io.Writer, reports []ObjectTrips) error {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "%d %s, %d changed or failed by a round trip\n", len(reports), plural(len(reports), "object", "objects"), changed)
+	if len(reports) > 0 {
+		fmt.Fprintf(&b, "%d %s, %d changed or failed by a round trip\n", len(reports), plural(len(reports), "object", "objects"), changed)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

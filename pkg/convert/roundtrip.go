@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -48,8 +49,12 @@ func (c Change) String() string {
 // RoundTrips converts obj, as the server decodes it at its own version,
 // to each other served version and back (A -> B -> A), and with three or
 // more served versions through each ordered pair of others (A -> B -> C
-// -> A); each hop is the server's conversion and its codec's coercion
-// (Hop). A trip that changes nothing has no Changes.
+// -> A). Each hop is what a client that reads the object at the next
+// version and writes it back there gets: the server's conversion and its
+// codec's coercion (Hop), then that version's defaults (a write is
+// defaulted at its version), so a defaulted field that a conversion drops
+// and the next write defaults again is not a loss. A trip that changes
+// nothing has no Changes.
 func (c *Converter) RoundTrips(obj *unstructured.Unstructured) ([]Trip, error) {
 	start, err := c.Decoded(obj)
 	if err != nil {
@@ -83,6 +88,7 @@ func (c *Converter) RoundTrips(obj *unstructured.Unstructured) ([]Trip, error) {
 				trip.Err = fmt.Errorf("%s -> %s: %w", route[i], v, err)
 				break
 			}
+			structuraldefaulting.Default(next.Object, c.schemas[v])
 			at = next
 		}
 		if trip.Err == nil {

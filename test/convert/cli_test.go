@@ -48,24 +48,33 @@ type tripsReport []struct {
 
 // TestRoundTrip: the lossy webhook loses v2's shape on v2 -> v1 -> v2,
 // named with its line; the lossless one (which keeps it in an annotation)
-// passes; objects without the field pass both.
+// passes; objects without the field pass both. A defaulted field that
+// both webhooks drop is defaulted again (no loss), but a value the user
+// set there is changed back to the default.
 func TestRoundTrip(t *testing.T) {
 	hooks := startWebhooks(t, false)
 	group := "trip.conv.example.com"
-	objects := writeObjects(t, gizmos(group)...)
+	glossy := gizmos(group)[0]
+	glossy.SetName("glossy")
+	_ = unstructured.SetNestedField(glossy.Object, "glossy", "spec", "finish")
+	objects := writeObjects(t, append(gizmos(group), glossy)...)
 	for _, hook := range []string{"lossless", "lossy"} {
 		crds := writeCRD(t, gizmoCRD(group, hooks.URL+"/"+hook, hooks.CA))
 		r := convertOffline(t, "-f", objects, "--crds", crds, "--round-trip", "-o", "json")
 		var report tripsReport
-		if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil || len(report) != 2 {
+		if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil || len(report) != 3 {
 			t.Fatalf("%s: exit %d, report %v:\n%s%s", hook, r.Code, err, r.Stdout, r.Stderr)
 		}
 		if report[0].Status != "unchanged" || report[0].Trips[0].Status != "unchanged" || fmt.Sprint(report[0].Trips[0].Versions) != "[v1 v2 v1]" {
 			t.Errorf("%s: the v1 object: %+v", hook, report[0])
 		}
+		if g := report[2]; g.Status != "changed" || len(g.Trips[0].Changes) != 1 || g.Trips[0].Changes[0].Path != "spec.finish" ||
+			g.Trips[0].Changes[0].What != "changed" || g.Trips[0].Changes[0].Line != lineOf(t, objects, "finish: glossy") {
+			t.Errorf("%s: a finish that is not the default: %+v", hook, g)
+		}
 		v2 := report[1]
 		if hook == "lossless" {
-			if r.Code != 0 || v2.Status != "unchanged" {
+			if r.Code != 1 || v2.Status != "unchanged" {
 				t.Errorf("lossless: exit %d, %+v", r.Code, v2)
 			}
 			continue

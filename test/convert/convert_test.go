@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,6 +52,8 @@ func run(m *testing.M) int {
 
 // gizmoCRD is the CRD gizmos.GROUP: v1 (the storage version) and v2, both
 // served, with the strategy given; the webhook at URL when url is set.
+// Each version has a field with a default that the other lacks (and the
+// webhooks drop): where the server applies defaults on the way, they show.
 func gizmoCRD(group string, url string, caBundle []byte, reviewVersions ...string) *apiextensionsv1.CustomResourceDefinition {
 	str := apiextensionsv1.JSONSchemaProps{Type: "string"}
 	integer := apiextensionsv1.JSONSchemaProps{Type: "integer"}
@@ -70,8 +73,8 @@ func gizmoCRD(group string, url string, caBundle []byte, reviewVersions ...strin
 			Group: group, Scope: apiextensionsv1.NamespaceScoped,
 			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "gizmos", Singular: "gizmo", Kind: "Gizmo", ListKind: "GizmoList"},
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{
-				version("v1", true, map[string]apiextensionsv1.JSONSchemaProps{"color": str, "size": integer}),
-				version("v2", false, map[string]apiextensionsv1.JSONSchemaProps{"colour": str, "shape": str,
+				version("v1", true, map[string]apiextensionsv1.JSONSchemaProps{"color": str, "size": integer, "finish": withDefault(str, "matte")}),
+				version("v2", false, map[string]apiextensionsv1.JSONSchemaProps{"colour": str, "shape": str, "coating": withDefault(str, "none"),
 					"dimensions": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"size": integer}}}),
 			},
 			Conversion: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter},
@@ -86,6 +89,11 @@ func gizmoCRD(group string, url string, caBundle []byte, reviewVersions ...strin
 				ClientConfig: &apiextensionsv1.WebhookClientConfig{URL: &url, CABundle: caBundle}}}
 	}
 	return crd
+}
+
+func withDefault(s apiextensionsv1.JSONSchemaProps, value string) apiextensionsv1.JSONSchemaProps {
+	s.Default = &apiextensionsv1.JSON{Raw: []byte(strconv.Quote(value))}
+	return s
 }
 
 // gizmos are the objects each case stores and reads: one at v1, one at
