@@ -70,3 +70,28 @@ func (m *Map[K, V]) entry(k K) *entry[V] {
 	defer m.mu.Unlock()
 	return m.m[k]
 }
+
+// Forget drops the answers of the keys drop says yes to: the next Get of
+// such a key computes it again. A computation under way still answers the
+// callers waiting for it.
+func (m *Map[K, V]) Forget(drop func(K) bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k := range m.m {
+		if drop(k) {
+			delete(m.m, k)
+		}
+	}
+}
+
+// ForgetFailed drops the answers that were errors, so that they are asked
+// again.
+func (m *Map[K, V]) ForgetFailed() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, e := range m.m {
+		if e.done.Load() && e.err != nil {
+			delete(m.m, k)
+		}
+	}
+}

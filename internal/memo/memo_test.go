@@ -61,3 +61,33 @@ func TestKnownAndBusy(t *testing.T) {
 		t.Error("a key whose answer is an error: known, or busy")
 	}
 }
+
+func TestForget(t *testing.T) {
+	var m Map[string, int]
+	calls := 0
+	get := func(k string, fail bool) (int, error) {
+		return m.Get(k, func() (int, error) {
+			calls++
+			if fail {
+				return 0, errors.New("no answer")
+			}
+			return len(k), nil
+		})
+	}
+	_, _ = get("a", false)
+	_, _ = get("bb", false)
+	_, _ = get("ccc", true)
+	m.ForgetFailed()
+	if v, err := get("ccc", false); err != nil || v != 3 || calls != 4 {
+		t.Errorf("a failed answer is asked again: %d %v, %d calls", v, err, calls)
+	}
+	if _, err := get("ccc", true); err != nil || calls != 4 {
+		t.Errorf("a good answer is kept: %v, %d calls", err, calls)
+	}
+	m.Forget(func(k string) bool { return k == "a" })
+	_, _ = get("a", false)
+	_, _ = get("bb", false)
+	if calls != 5 {
+		t.Errorf("only the forgotten key is computed again: %d calls", calls)
+	}
+}

@@ -112,6 +112,19 @@ func (c *Catalog) AddInput(crds ...*CRD) error {
 	return nil
 }
 
+// WithInput is a Catalog over the same source whose input is crds alone
+// (checked as AddInput checks them): a long-lived front end checks each
+// file with the CRDs in that file. The two catalogs share the source and
+// are not safe for concurrent use together.
+func (c *Catalog) WithInput(crds ...*CRD) (*Catalog, error) {
+	out := *c
+	out.input = map[schema.GroupKind]*CRD{}
+	if err := out.AddInput(crds...); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // errOffline answers what needs CRDs when there is no source at all.
 var errOffline = errors.New("no CustomResourceDefinitions to look in: give --crds PATH")
 

@@ -71,6 +71,7 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		NewCmdList(f),
 		NewCmdMigrate(f),
 		NewCmdConvert(f),
+		NewCmdLSP(f),
 		NewCmdVersion(f),
 		NewCmdCompletion(f),
 	)

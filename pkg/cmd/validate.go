@@ -160,37 +160,49 @@ func skipKinds(specs []string) (func(schema.GroupVersionKind) bool, error) {
 // Complete makes the catalog and says where old objects come from and
 // where objects without a namespace go.
 func (o *ValidateOptions) Complete() error {
-	var err error
-	if o.catalog, err = o.f.Catalog(); err != nil {
-		return err
-	}
-	o.namespace = "default"
-	if !o.f.NoCluster {
-		if ns, _, err := o.f.ConfigFlags.ToRawKubeConfigLoader().Namespace(); err == nil && ns != "" {
-			o.namespace = ns
-		}
-	}
-	if o.old, o.oldCRD, err = o.oldLookups(o.namespace); err != nil {
-		return err
-	}
-	o.builtIn, err = o.builtInKinds()
+	env, err := checkEnvironment(o.f)
 	if err != nil {
 		return err
 	}
-	o.published, err = o.publishedSchemas()
+	o.catalog, o.namespace, o.builtIn, o.published = env.Catalog, env.Options.Namespace, env.Options.BuiltIn, env.Options.Published
+	o.old, o.oldCRD, err = o.oldLookups(o.namespace)
 	return err
+}
+
+// checkEnvironment is what validate and lsp check objects with, from the
+// factory's flags: the catalog of CRDs, kube-apiserver's own kinds (online,
+// the versions the cluster serves), the schemas the cluster publishes for
+// other kinds, and the namespace objects without one go to.
+func checkEnvironment(f *Factory) (*validate.Environment, error) {
+	cat, err := f.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	env := &validate.Environment{Catalog: cat, Options: validate.Options{Namespace: "default"}}
+	if !f.NoCluster {
+		if ns, _, err := f.ConfigFlags.ToRawKubeConfigLoader().Namespace(); err == nil && ns != "" {
+			env.Options.Namespace = ns
+		}
+	}
+	if env.Options.BuiltIn, err = builtInKinds(f, cat); err != nil {
+		return nil, err
+	}
+	if env.Options.Published, err = publishedSchemas(f); err != nil {
+		return nil, err
+	}
+	return env, nil
 }
 
 // publishedSchemas reads the OpenAPI schemas the cluster publishes, for
 // the kinds that are neither built in nor defined by a CRD; nil offline.
-func (o *ValidateOptions) publishedSchemas() (resolver.SchemaResolver, error) {
-	if o.f.Offline() {
+func publishedSchemas(f *Factory) (resolver.SchemaResolver, error) {
+	if f.Offline() {
 		return nil, nil
 	}
-	if _, err := o.f.RESTConfig(); err != nil {
+	if _, err := f.RESTConfig(); err != nil {
 		return nil, nil // the catalog reports the cluster's error where an answer needs it
 	}
-	dc, err := o.f.ConfigFlags.ToDiscoveryClient()
+	dc, err := f.ConfigFlags.ToDiscoveryClient()
 	if err != nil {
 		return nil, err
 	}
@@ -200,11 +212,11 @@ func (o *ValidateOptions) publishedSchemas() (resolver.SchemaResolver, error) {
 // builtInKinds makes the checker of kube-apiserver's own kinds: online,
 // the versions the cluster serves and its namespaces; offline (or with no
 // cluster configured at all), kube-apiserver's defaults.
-func (o *ValidateOptions) builtInKinds() (*builtin.Kinds, error) {
-	if o.f.Offline() {
+func builtInKinds(f *Factory, cat *catalog.Catalog) (*builtin.Kinds, error) {
+	if f.Offline() {
 		return builtin.New(nil, nil)
 	}
-	config, err := o.f.RESTConfig()
+	config, err := f.RESTConfig()
 	switch {
 	case errors.Is(err, errNoCluster):
 		return builtin.New(nil, nil)
@@ -216,7 +228,7 @@ func (o *ValidateOptions) builtInKinds() (*builtin.Kinds, error) {
 	if err != nil {
 		return nil, err
 	}
-	return builtin.New(o.catalog.Serves, client.Namespaces())
+	return builtin.New(cat.Serves, client.Namespaces())
 }
 
 // Run reads the input, validates every object and prints the report as
@@ -226,7 +238,7 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}
 	}
-	crds, err := inputCRDs(input)
+	crds, err := validate.InputCRDs(input)
 	if err != nil {
 		return &ExitError{Code: 2, Err: err}
 	}
@@ -272,29 +284,6 @@ func (o *ValidateOptions) read() (*manifest.Input, error) {
 		return nil, err
 	}
 	return manifest.InputOf(o.Kustomize+" (kustomize build)", data), nil
-}
-
-// inputCRDs decodes the CRDs of the input, for the objects beside them
-// wherever they stand: a first walk over the input, before any object is
-// checked, which reads and decodes only the documents that mention the
-// kind (they are read again when they are checked). A CRD that does not decode is
-// left out: its own result says why.
-func inputCRDs(input *manifest.Input) ([]*catalog.CRD, error) {
-	var crds []*catalog.CRD
-	err := input.EachMentioning("CustomResourceDefinition", func(chunk manifest.Chunk) bool {
-		docs := chunk.Decode()
-		for j := range docs {
-			d := &docs[j]
-			if d.Err != nil || !catalog.IsCRD(d.TypeMeta()) {
-				continue
-			}
-			if crd, err := catalog.DecodeCRD(d); err == nil {
-				crds = append(crds, crd)
-			}
-		}
-		return true
-	})
-	return crds, err
 }
 
 func isTerminal(w io.Writer) bool {

@@ -30,8 +30,8 @@ func (c *checker) publishedFor(gvk schema.GroupVersionKind, d *manifest.Document
 		return nil, nil
 	}
 	return c.published.Get(gvk, func() (*published, error) {
-		c.catalog.Lock()
-		defer c.catalog.Unlock()
+		c.lookups.Lock()
+		defer c.lookups.Unlock()
 		s, err := c.opts.Published.ResolveSchema(gvk)
 		switch {
 		case errors.Is(err, resolver.ErrSchemaNotFound):

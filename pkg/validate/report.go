@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -108,12 +109,101 @@ type Options struct {
 	// and those before it are made; the Report then holds only the
 	// summary.
 	Emit func(ObjectResult)
+	// Cache, when set, is what earlier runs learnt and what this one
+	// keeps (a long-lived front end passes the same one to every run);
+	// else the run has its own.
+	Cache *Cache
+}
+
+// Environment is what checks are made with, as a front end sets it up from
+// its flags (validate's command, lsp): the catalog of CRDs, and the
+// options that come from the cluster or its absence (built-in kinds,
+// published schemas, the namespace).
+type Environment struct {
+	Catalog *catalog.Catalog
+	Options Options
+}
+
+// Cache is what checks learn and keep: the CRD of each kind met, what
+// kube-apiserver's own kinds and the published schemas say of a kind, and
+// each CRD version's validator, each asked or built once. It is safe for
+// concurrent use; runs that share one ask their Kinds one question at a
+// time.
+type Cache struct {
+	lookups    sync.Mutex // one question to the catalog or the cluster at a time
+	crds       memo.Map[schema.GroupKind, *kindCRD]
+	builtins   memo.Map[schema.GroupVersionKind, builtinKind]
+	published  memo.Map[schema.GroupVersionKind, *published]
+	validators memo.Map[string, *Validator] // by CRD name and version
+}
+
+// NewCache makes an empty Cache.
+func NewCache() *Cache { return &Cache{} }
+
+// Forget drops what the cache knows of a kind's CRD and its validators:
+// the CRD changed.
+func (c *Cache) Forget(gk schema.GroupKind) {
+	if crd, ok := c.crds.Known(gk); ok && crd != nil {
+		prefix := crd.Name + "/"
+		c.validators.Forget(func(k string) bool { return strings.HasPrefix(k, prefix) })
+	}
+	c.crds.Forget(func(k schema.GroupKind) bool { return k == gk })
+}
+
+// ForgetFailed drops the answers that were errors (a cluster that could
+// not answer), so that the next run asks again.
+func (c *Cache) ForgetFailed() {
+	c.crds.ForgetFailed()
+	c.builtins.ForgetFailed()
+	c.published.ForgetFailed()
+	c.validators.ForgetFailed()
 }
 
 // Input gives documents' chunks in order (a *manifest.Input does).
 type Input interface {
 	Each(f func(manifest.Chunk) bool) error
 }
+
+// eachMentioning passes f the chunks of input that mention s, quicker
+// where input can tell without decoding (a *manifest.Input).
+func eachMentioning(input Input, s string, f func(manifest.Chunk) bool) error {
+	if in, ok := input.(interface {
+		EachMentioning(string, func(manifest.Chunk) bool) error
+	}); ok {
+		return in.EachMentioning(s, f)
+	}
+	return input.Each(func(c manifest.Chunk) bool {
+		if c.Mentions(s) {
+			return f(c)
+		}
+		return true
+	})
+}
+
+// InputCRDs decodes the CRDs of the input, for the objects beside them
+// wherever they stand: a first walk over the input, before any object is
+// checked, which reads and decodes only the documents that mention the
+// kind (they are read again when they are checked). A CRD that does not decode is
+// left out: its own result says why.
+func InputCRDs(input Input) ([]*catalog.CRD, error) {
+	var crds []*catalog.CRD
+	err := eachMentioning(input, "CustomResourceDefinition", func(chunk manifest.Chunk) bool {
+		docs := chunk.Decode()
+		for j := range docs {
+			d := &docs[j]
+			if d.Err != nil || !catalog.IsCRD(d.TypeMeta()) {
+				continue
+			}
+			if crd, err := catalog.DecodeCRD(d); err == nil {
+				crds = append(crds, crd)
+			}
+		}
+		return true
+	})
+	return crds, err
+}
+
+
 
 // Documents decodes and validates every document of input, several at a
 // time, each CRD version's validator built once; results are in input
@@ -127,7 +217,10 @@ type Input interface {
 // finding one (a cluster that cannot be asked), or reading the input,
 // ends the check and is returned.
 func Documents(ctx context.Context, input Input, kinds Kinds, opts Options) (Report, error) {
-	c := &checker{kinds: kinds, opts: opts}
+	c := &checker{kinds: kinds, opts: opts, Cache: opts.Cache}
+	if c.Cache == nil {
+		c.Cache = NewCache()
+	}
 	out := &inOrder{emit: opts.Emit, pending: map[int][]ObjectResult{}}
 	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan job, 4*workers)
@@ -255,19 +348,14 @@ func (c *checker) waits(docs []manifest.Document) bool {
 	return false
 }
 
-// checker holds what the documents of one input share: what the catalog
-// said of each kind, asked once, and each CRD version's validator, built
-// once. A kind looked up before is answered without waiting for the
-// catalog, which answers one question at a time.
+// checker holds what the documents of one input share: its Cache (what
+// the catalog said of each kind, asked once, and each CRD version's
+// validator, built once). A kind looked up before is answered without
+// waiting for the catalog, which answers one question at a time.
 type checker struct {
 	kinds Kinds
 	opts  Options
-
-	catalog    sync.Mutex // one question to the catalog or the cluster at a time
-	crds       memo.Map[schema.GroupKind, *kindCRD]
-	builtins   memo.Map[schema.GroupVersionKind, builtinKind]
-	published  memo.Map[schema.GroupVersionKind, *published]
-	validators memo.Map[string, *Validator] // by CRD name and version
+	*Cache
 
 	errMu sync.Mutex
 	err   error // the first error that ends the check
@@ -286,8 +374,8 @@ func (c *checker) builtinFor(gvk schema.GroupVersionKind, d *manifest.Document) 
 		return builtinKind{}, nil
 	}
 	return c.builtins.Get(gvk, func() (builtinKind, error) {
-		c.catalog.Lock()
-		defer c.catalog.Unlock()
+		c.lookups.Lock()
+		defer c.lookups.Unlock()
 		kind, err := c.opts.BuiltIn.Lookup(gvk)
 		var notServed *builtin.NotServedError
 		var unchecked *builtin.UncheckedError
@@ -310,8 +398,8 @@ type kindCRD struct {
 // crdFor returns the CRD of a kind (nil: none defines it).
 func (c *checker) crdFor(ctx context.Context, gk schema.GroupKind, d *manifest.Document) (*kindCRD, error) {
 	return c.crds.Get(gk, func() (*kindCRD, error) {
-		c.catalog.Lock()
-		defer c.catalog.Unlock()
+		c.lookups.Lock()
+		defer c.lookups.Unlock()
 		whole, err := c.kinds.ForKind(ctx, gk)
 		if err != nil {
 			return nil, c.fail(fmt.Errorf("finding the CustomResourceDefinition of %s (at %s): %w", gk, d.Pos(), err))
@@ -349,8 +437,8 @@ func (c *checker) takeWhole(ctx context.Context, gk schema.GroupKind, crd *kindC
 	if whole := crd.whole.Swap(nil); whole != nil {
 		return whole, nil
 	}
-	c.catalog.Lock()
-	defer c.catalog.Unlock()
+	c.lookups.Lock()
+	defer c.lookups.Unlock()
 	again, err := c.kinds.ForKind(ctx, gk)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,318 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
+	"go.lsp.dev/protocol"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// diagnoser checks the open documents that changed, one at a time, on a
+// goroutine of its own; a document edited while it is checked is checked
+// again afterwards, once, with its latest text.
+type diagnoser struct {
+	s       *Server
+	mu      sync.Mutex
+	pending map[protocol.DocumentURI]bool
+	order   []protocol.DocumentURI
+	wake    chan struct{}
+	// told: the environment's error the user was told of, once.
+	told string
+}
+
+func newDiagnoser(s *Server) *diagnoser {
+	return &diagnoser{s: s, pending: map[protocol.DocumentURI]bool{}, wake: make(chan struct{}, 1)}
+}
+
+// want asks for a check of uri.
+func (d *diagnoser) want(uri protocol.DocumentURI) {
+	d.mu.Lock()
+	if !d.pending[uri] {
+		d.pending[uri] = true
+		d.order = append(d.order, uri)
+	}
+	d.mu.Unlock()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// all asks for a check of every open document.
+func (d *diagnoser) all() {
+	d.s.mu.Lock()
+	uris := make([]protocol.DocumentURI, 0, len(d.s.docs))
+	for u := range d.s.docs {
+		uris = append(uris, u)
+	}
+	d.s.mu.Unlock()
+	sort.Slice(uris, func(i, j int) bool { return uris[i] < uris[j] })
+	for _, u := range uris {
+		d.want(u)
+	}
+}
+
+// forget drops a pending check (the document was closed).
+func (d *diagnoser) forget(uri protocol.DocumentURI) {
+	d.mu.Lock()
+	delete(d.pending, uri)
+	d.mu.Unlock()
+}
+
+func (d *diagnoser) next() (protocol.DocumentURI, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for len(d.order) > 0 {
+		u := d.order[0]
+		d.order = d.order[1:]
+		if d.pending[u] {
+			delete(d.pending, u)
+			return u, true
+		}
+	}
+	return "", false
+}
+
+func (d *diagnoser) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.wake:
+		}
+		for {
+			uri, ok := d.next()
+			if !ok {
+				break
+			}
+			d.check(ctx, uri)
+		}
+	}
+}
+
+// check checks one document and publishes its diagnostics. A panic in the
+// checks is logged and published as one diagnostic: the server goes on.
+func (d *diagnoser) check(ctx context.Context, uri protocol.DocumentURI) {
+	doc := d.s.doc(uri)
+	if doc == nil {
+		return
+	}
+	var diags []protocol.Diagnostic
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				d.s.log.Printf("panic checking %s: %v", uri, p)
+				diags = []protocol.Diagnostic{{Severity: protocol.DiagnosticSeverityError, Source: source,
+					Message: fmt.Sprintf("kubectl crd could not check this file: %v", p)}}
+			}
+		}()
+		diags = d.diagnostics(ctx, doc)
+	}()
+	if d.s.doc(uri) == nil {
+		return // closed meanwhile
+	}
+	d.s.notify(protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{
+		URI: uri, Version: uint32(max(doc.version, 0)), Diagnostics: diags})
+}
+
+// source names the server in diagnostics.
+const source = "kubectl-crd"
+
+// MaxDocument is the largest file checked in the editor; a larger one
+// gets one diagnostic (kubectl crd validate reads it, a document at a
+// time).
+const MaxDocument = 32 << 20
+
+// diagnostics are validate's findings on the document's text, each on the
+// range of its field.
+func (d *diagnoser) diagnostics(ctx context.Context, doc *document) []protocol.Diagnostic {
+	if len(doc.text) > MaxDocument {
+		return []protocol.Diagnostic{{Severity: protocol.DiagnosticSeverityError, Source: source,
+			Message: fmt.Sprintf("the file is %d bytes: kubectl crd checks files of up to %d bytes in the editor (kubectl crd validate reads it)", len(doc.text), MaxDocument)}}
+	}
+	if strings.IndexByte(doc.text, 0) >= 0 {
+		return []protocol.Diagnostic{{Severity: protocol.DiagnosticSeverityError, Source: source,
+			Message: "the file holds NUL bytes: it is not YAML or JSON text"}}
+	}
+	env, err := d.s.environment()
+	if err != nil {
+		return d.unchecked(err)
+	}
+	text := []byte(doc.text)
+	input := manifest.InputOf(doc.path, text)
+	crds, err := validate.InputCRDs(input)
+	if err != nil {
+		return d.unchecked(err)
+	}
+	cat, err := env.Catalog.WithInput(crds...)
+	if err != nil {
+		return []protocol.Diagnostic{{Severity: protocol.DiagnosticSeverityError, Source: source, Message: err.Error()}}
+	}
+	cache := env.cache
+	if len(crds) > 0 {
+		cache = d.s.documentCache(doc, crds)
+	}
+	var results []validate.ObjectResult
+	opts := env.Options
+	opts.Cache = cache
+	opts.Emit = func(r validate.ObjectResult) { results = append(results, r) }
+	_, err = validate.Documents(ctx, input, recording{cat: cat, env: env}, opts)
+	cache.ForgetFailed() // a cluster that did not answer is asked again next time
+	if err != nil {
+		return d.unchecked(err)
+	}
+	d.told = ""
+	return toDiagnostics(doc.textLines(), results)
+}
+
+// unchecked is what a document gets when it cannot be checked (the
+// cluster cannot be asked, say): one diagnostic, and the user is told in
+// a message once.
+func (d *diagnoser) unchecked(err error) []protocol.Diagnostic {
+	msg := "kubectl crd cannot check this file: " + err.Error()
+	if d.told != msg {
+		d.told = msg
+		d.s.showMessage(protocol.MessageTypeWarning, msg)
+	}
+	return []protocol.Diagnostic{{Severity: protocol.DiagnosticSeverityWarning, Source: source, Message: msg,
+		Range: protocol.Range{End: protocol.Position{Line: 0, Character: 0}}}}
+}
+
+// documentCache is the cache of a document with CRDs in it: the same as
+// long as they are, a new one when they change.
+func (s *Server) documentCache(doc *document, crds []*catalog.CRD) *validate.Cache {
+	var key bytes.Buffer
+	kinds := map[schema.GroupKind]*catalog.CRD{}
+	for _, c := range crds {
+		spec, _ := c.CustomResourceDefinition.Spec.Marshal()
+		key.Write(spec)
+		kinds[schema.GroupKind{Group: c.Spec.Group, Kind: c.Spec.Names.Kind}] = c
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.docs[doc.uri]
+	if cur == nil {
+		cur = doc
+	}
+	if cur.cache == nil || cur.cacheFor != key.String() {
+		cur.cache, cur.cacheFor = validate.NewCache(), key.String()
+	}
+	cur.crds = kinds
+	return cur.cache
+}
+
+// environment is the environment of the checks, made when first needed
+// and again when the settings or the CRD files change.
+func (s *Server) environment() (*environment, error) {
+	s.mu.Lock()
+	settings := s.settings.absolute(s.root)
+	env := s.env
+	s.mu.Unlock()
+	if env != nil && !env.stale(settings.CRDs) {
+		return env, nil
+	}
+	if s.opts.Setup == nil {
+		return nil, fmt.Errorf("no setup")
+	}
+	e, err := s.opts.Setup(settings)
+	if err != nil {
+		return nil, err
+	}
+	env = newEnvironment(e, settings.CRDs)
+	s.mu.Lock()
+	s.env = env
+	s.mu.Unlock()
+	return env, nil
+}
+
+// keyTypes are the problems that are about a key, not its value: a field
+// that is not known, or not there.
+var keyTypes = map[string]bool{"FieldValueUnknown": true, "FieldValueRequired": true, "FieldValueNotFound": true, "FieldValueForbidden": true}
+
+// toDiagnostics turns validate's results on a text into diagnostics:
+// errors and warnings as validate reports them, the server's cause type
+// as the code, the message as validate's text output writes it.
+func toDiagnostics(lines []string, results []validate.ObjectResult) []protocol.Diagnostic {
+	out := []protocol.Diagnostic{}
+	add := func(sev protocol.DiagnosticSeverity, code string, line, column int, field, msg string) {
+		if field != "" {
+			msg = field + ": " + msg
+		}
+		diag := protocol.Diagnostic{Severity: sev, Source: source, Message: msg, Range: rangeOf(lines, line, column, field, code)}
+		if code != "" {
+			diag.Code = code
+		}
+		out = append(out, diag)
+	}
+	for _, r := range results {
+		switch {
+		case r.Status == "skipped":
+			add(protocol.DiagnosticSeverityInformation, "Skipped", r.Line, 0, "", "not checked: "+r.Reason)
+		case r.Status == "error" && len(r.Errors) == 0:
+			add(protocol.DiagnosticSeverityError, "Error", r.Line, 0, "", "error: "+r.Reason)
+		}
+		for _, p := range r.Errors {
+			line := p.Line
+			if line == 0 {
+				line = r.Line
+			}
+			add(protocol.DiagnosticSeverityError, p.Type, line, p.Column, p.Field, p.Message)
+		}
+		for _, p := range r.Warnings {
+			line := p.Line
+			if line == 0 {
+				line = r.Line
+			}
+			add(protocol.DiagnosticSeverityWarning, p.Type, line, p.Column, p.Field, p.Message)
+		}
+	}
+	return out
+}
+
+// rangeOf is the range of a problem at line:column (1-based, in
+// characters; column 0: the whole line): the key of a field that is
+// unknown or missing (or when the line holds an ancestor of the field),
+// the value otherwise.
+func rangeOf(lines []string, line, column int, field, typ string) protocol.Range {
+	row := line - 1
+	if row < 0 || row >= len(lines) {
+		return protocol.Range{}
+	}
+	s := lines[row]
+	var start, end int
+	if column <= 0 {
+		start = len(s) - len(strings.TrimLeft(s, " \t"))
+		end = len(strings.TrimRight(s, " \t\r"))
+	} else {
+		b := runeToByte(s, column)
+		value := !keyTypes[typ]
+		if key, _, ok := cutKey(s[b:]); ok && field != "" && !lastStepIs(field, key) {
+			value = false // the line holds an ancestor of the field
+		}
+		start, end = tokenRange(s, b, value)
+	}
+	return protocol.Range{
+		Start: protocol.Position{Line: uint32(row), Character: uint32(utf16Column(s, start))},
+		End:   protocol.Position{Line: uint32(row), Character: uint32(utf16Column(s, end))},
+	}
+}
+
+// lastStepIs tells whether a field path ("spec.ports[0].name",
+// "metadata.labels[app]") ends with key.
+func lastStepIs(field, key string) bool {
+	field = strings.TrimSuffix(field, "]")
+	for _, sep := range []string{"[", "."} {
+		if i := strings.LastIndex(field, sep); i >= 0 && strings.HasSuffix(field, sep+key) {
+			return true
+		}
+	}
+	return field == key
+}

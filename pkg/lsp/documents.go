@@ -1,0 +1,92 @@
+package lsp
+
+import (
+	"context"
+	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
+	"go.lsp.dev/protocol"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// document is an open file.
+type document struct {
+	uri     protocol.DocumentURI
+	path    string
+	version int32
+	text    string
+	lines   []string // text's lines, made when first asked for
+
+	// What its last check found, for hover and completion: the CRDs in
+	// the document, and the cache of the checks of a document with CRDs
+	// (its kinds' validators are its own), for the CRDs' JSON it was
+	// made for.
+	crds     map[schema.GroupKind]*catalog.CRD
+	cache    *validate.Cache
+	cacheFor string
+}
+
+func (d *document) textLines() []string {
+	if d.lines == nil {
+		d.lines = strings.Split(d.text, "\n")
+	}
+	return d.lines
+}
+
+func (s *Server) open(uri protocol.DocumentURI, version int32, text string) {
+	s.mu.Lock()
+	s.docs[uri] = &document{uri: uri, path: filename(uri), version: version, text: text}
+	s.mu.Unlock()
+	s.diag.want(uri)
+}
+
+// change takes a document's new text (the server asks for whole texts).
+func (s *Server) change(p protocol.DidChangeTextDocumentParams) error {
+	if len(p.ContentChanges) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	d := s.docs[p.TextDocument.URI]
+	if d == nil {
+		s.mu.Unlock()
+		return rpcError(-32602, "%s is not open", p.TextDocument.URI)
+	}
+	// Copy on write: a check under way keeps the text it started with.
+	next := *d
+	next.version = p.TextDocument.Version
+	next.text = p.ContentChanges[len(p.ContentChanges)-1].Text
+	next.lines = nil
+	s.docs[p.TextDocument.URI] = &next
+	s.mu.Unlock()
+	s.diag.want(p.TextDocument.URI)
+	return nil
+}
+
+func (s *Server) close(_ context.Context, uri protocol.DocumentURI) {
+	s.mu.Lock()
+	delete(s.docs, uri)
+	s.mu.Unlock()
+	s.diag.forget(uri)
+	s.notify(protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{URI: uri, Diagnostics: []protocol.Diagnostic{}})
+}
+
+// doc returns an open document as it is now (nil if not open).
+func (s *Server) doc(uri protocol.DocumentURI) *document {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.docs[uri]
+}
+
+// filename is the path of a file: URI, or the URI itself for others.
+func filename(uri protocol.DocumentURI) (path string) {
+	defer func() {
+		if recover() != nil { // uri.Filename panics on URIs that are not file:
+			path = string(uri)
+		}
+	}()
+	if strings.HasPrefix(string(uri), "file:") {
+		return uri.Filename()
+	}
+	return string(uri)
+}

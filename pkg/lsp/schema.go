@@ -1,0 +1,298 @@
+package lsp
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
+	"go.lsp.dev/protocol"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// docKind reads the apiVersion and kind of the YAML document that holds
+// lines[row], from its top-level keys.
+func docKind(lines []string, row int) (apiVersion, kind string) {
+	first, last := row, row
+	for first > 0 && !parseLine(lines[first]).docStart {
+		first--
+	}
+	for last+1 < len(lines) && !parseLine(lines[last+1]).docStart {
+		last++
+	}
+	for r := first; r <= last; r++ {
+		l := parseLine(lines[r])
+		if l.content != 0 || len(l.dashes) > 0 {
+			continue
+		}
+		_, rest, _ := cutKey(lines[r])
+		value := strings.Trim(strings.TrimSpace(stripComment(rest)), `"'`)
+		switch l.key {
+		case "apiVersion":
+			apiVersion = value
+		case "kind":
+			kind = value
+		}
+	}
+	return apiVersion, kind
+}
+
+// crdAt is the CRD of the document that holds lines[row] and its version,
+// as the last check found it (hover and completion never wait for the
+// catalog or a cluster); nil when unknown.
+func (s *Server) crdAt(doc *document, row int) (*apiextensionsv1.CustomResourceDefinition, string) {
+	apiVersion, kind := docKind(doc.textLines(), row)
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil || kind == "" {
+		return nil, ""
+	}
+	gk := schema.GroupKind{Group: gv.Group, Kind: kind}
+	s.mu.Lock()
+	env := s.env
+	var crd *catalog.CRD
+	if cur := s.docs[doc.uri]; cur != nil {
+		crd = cur.crds[gk]
+	}
+	s.mu.Unlock()
+	if crd == nil && env != nil {
+		crd = env.lookup(gk)
+	}
+	if crd == nil {
+		return nil, ""
+	}
+	return crd.CustomResourceDefinition, gv.Version
+}
+
+// fieldAt is the schema of the field at path of a CRD version, and
+// whether its parent requires it.
+func fieldAt(crd *apiextensionsv1.CustomResourceDefinition, version string, path []string) (*apiextensionsv1.JSONSchemaProps, bool) {
+	root, err := explain.Schema(crd, version)
+	if err != nil || len(path) == 0 {
+		return nil, false
+	}
+	parent, err := explain.Field(root, path[:len(path)-1])
+	if err != nil {
+		return nil, false
+	}
+	for _, n := range explain.Walk(parent, path[:len(path)-1], false) {
+		if n.Path[len(n.Path)-1] == path[len(path)-1] {
+			return n.Schema, n.Required
+		}
+	}
+	return nil, false
+}
+
+// fieldDoc is a field's documentation as explain writes it: its path and
+// type, whether it is required, its description, and the constraints of
+// explain -o detailed.
+func fieldDoc(path []string, s *apiextensionsv1.JSONSchemaProps, required bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** `%s`", strings.Join(path, "."), explain.TypeName(s))
+	if required {
+		b.WriteString(" *(required)*")
+	}
+	if s.Description != "" {
+		fmt.Fprintf(&b, "\n\n%s", s.Description)
+	}
+	if cs := explain.Constraints(s); len(cs) > 0 {
+		b.WriteString("\n\n")
+		for _, c := range cs {
+			fmt.Fprintf(&b, "- %s\n", c)
+		}
+	}
+	return b.String()
+}
+
+// crdDoc is the summary of a CRD: group, kind, scope and versions.
+func crdDoc(crd *apiextensionsv1.CustomResourceDefinition, version string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** (%s), %s\n\n", crd.Spec.Names.Kind, crd.Spec.Group, strings.ToLower(string(crd.Spec.Scope)))
+	for _, v := range crd.Spec.Versions {
+		var notes []string
+		if v.Storage {
+			notes = append(notes, "storage")
+		}
+		if !v.Served {
+			notes = append(notes, "not served")
+		}
+		if v.Deprecated {
+			notes = append(notes, "deprecated")
+		}
+		mark := ""
+		if v.Name == version {
+			mark = " ←"
+		}
+		if len(notes) > 0 {
+			fmt.Fprintf(&b, "- %s (%s)%s\n", v.Name, strings.Join(notes, ", "), mark)
+		} else {
+			fmt.Fprintf(&b, "- %s%s\n", v.Name, mark)
+		}
+		if v.Name == version && v.Deprecated {
+			fmt.Fprintf(&b, "\n%s\n", catalog.DeprecationWarning(crd, &v))
+		}
+	}
+	if root, err := explain.Schema(crd, version); err == nil && root.Description != "" {
+		fmt.Fprintf(&b, "\n%s", root.Description)
+	}
+	return b.String()
+}
+
+func (s *Server) hover(uri protocol.DocumentURI, pos protocol.Position) *protocol.Hover {
+	doc := s.doc(uri)
+	if doc == nil {
+		return nil
+	}
+	lines := doc.textLines()
+	row := int(pos.Line)
+	if row >= len(lines) {
+		return nil
+	}
+	col := byteColumn(lines[row], int(pos.Character))
+	c := cursorAt(lines, row, col)
+	if c.key == "" {
+		return nil
+	}
+	crd, version := s.crdAt(doc, row)
+	if crd == nil {
+		return nil
+	}
+	path := append(fieldPath(c.path()), c.key)
+	var text string
+	if len(path) == 1 && (c.key == "apiVersion" || c.key == "kind") {
+		text = crdDoc(crd, version)
+	} else {
+		field, required := fieldAt(crd, version, path)
+		if field == nil {
+			return nil
+		}
+		text = fieldDoc(path, field, required)
+	}
+	l := parseLine(lines[row])
+	start, end := tokenRange(lines[row], l.content, false)
+	return &protocol.Hover{
+		Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: text},
+		Range: &protocol.Range{
+			Start: protocol.Position{Line: uint32(row), Character: uint32(utf16Column(lines[row], start))},
+			End:   protocol.Position{Line: uint32(row), Character: uint32(utf16Column(lines[row], end))},
+		},
+	}
+}
+
+func (s *Server) complete(uri protocol.DocumentURI, pos protocol.Position) *protocol.CompletionList {
+	list := &protocol.CompletionList{Items: []protocol.CompletionItem{}}
+	doc := s.doc(uri)
+	if doc == nil {
+		return list
+	}
+	lines := doc.textLines()
+	row := int(pos.Line)
+	if row >= len(lines) {
+		return list
+	}
+	col := byteColumn(lines[row], int(pos.Character))
+	c := cursorAt(lines, row, col)
+	crd, version := s.crdAt(doc, row)
+	if c.key != "" {
+		if _, rest, ok := cutKey(lines[row][parseLine(lines[row]).content:]); ok && col >= len(lines[row])-len(rest) {
+			list.Items = s.valuesFor(c, crd, version)
+			return list
+		}
+	}
+	path := fieldPath(c.path())
+	var fields []explain.Node
+	if crd != nil {
+		if root, err := explain.Schema(crd, version); err == nil {
+			if node, err := explain.Field(root, path); err == nil {
+				fields = explain.Walk(node, path, false)
+			}
+		}
+	}
+	if len(c.path()) == 0 {
+		fields = withTypeMeta(fields)
+	}
+	for _, n := range fields {
+		name := n.Path[len(n.Path)-1]
+		if c.siblings[name] {
+			continue
+		}
+		order := "1"
+		if n.Required {
+			order = "0"
+		}
+		list.Items = append(list.Items, protocol.CompletionItem{
+			Label:         name,
+			Kind:          protocol.CompletionItemKindField,
+			Detail:        explain.TypeName(n.Schema),
+			Documentation: protocol.MarkupContent{Kind: protocol.Markdown, Value: fieldDoc(n.Path, n.Schema, n.Required)},
+			SortText:      order + name,
+			InsertText:    name + ": ",
+		})
+	}
+	return list
+}
+
+// withTypeMeta adds apiVersion, kind and metadata to a kind's top-level
+// fields, where its schema does not list them.
+func withTypeMeta(fields []explain.Node) []explain.Node {
+	have := map[string]bool{}
+	for _, n := range fields {
+		have[n.Path[0]] = true
+	}
+	for _, name := range []string{"apiVersion", "kind", "metadata"} {
+		if !have[name] {
+			typ := "string"
+			if name == "metadata" {
+				typ = "object"
+			}
+			fields = append(fields, explain.Node{Path: []string{name}, Schema: &apiextensionsv1.JSONSchemaProps{Type: typ}, Required: true})
+		}
+	}
+	return fields
+}
+
+// valuesFor are the values of the key at the cursor: the served versions
+// and kinds of the CRDs known for apiVersion and kind, a field's enum, or
+// true and false.
+func (s *Server) valuesFor(c cursor, crd *apiextensionsv1.CustomResourceDefinition, version string) []protocol.CompletionItem {
+	var values []string
+	if len(c.parents) == 0 && (c.key == "apiVersion" || c.key == "kind") {
+		s.mu.Lock()
+		env := s.env
+		s.mu.Unlock()
+		if env != nil {
+			seen := map[string]bool{}
+			for _, k := range env.all() {
+				for _, v := range k.Spec.Versions {
+					if !v.Served {
+						continue
+					}
+					value := k.Spec.Group + "/" + v.Name
+					if c.key == "kind" {
+						value = k.Spec.Names.Kind
+					}
+					if !seen[value] {
+						seen[value] = true
+						values = append(values, value)
+					}
+				}
+			}
+		}
+	} else if crd != nil {
+		if field, _ := fieldAt(crd, version, append(fieldPath(c.path()), c.key)); field != nil {
+			for _, e := range field.Enum {
+				values = append(values, strings.Trim(string(e.Raw), `"`))
+			}
+			if field.Type == "boolean" {
+				values = append(values, "true", "false")
+			}
+		}
+	}
+	sort.Strings(values)
+	items := []protocol.CompletionItem{}
+	for _, v := range values {
+		items = append(items, protocol.CompletionItem{Label: v, Kind: protocol.CompletionItemKindValue, InsertText: v})
+	}
+	return items
+}

@@ -1,0 +1,233 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+const crontabs = "../../examples/crds"
+
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// span is a diagnostic's place and text, for comparisons.
+func span(d protocol.Diagnostic) string {
+	r := d.Range
+	return strings.Join([]string{itoa(int(r.Start.Line)), itoa(int(r.Start.Character)), itoa(int(r.End.Line)), itoa(int(r.End.Character)),
+		severity(d.Severity), d.Message}, " ")
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func severity(s protocol.DiagnosticSeverity) string {
+	return map[protocol.DiagnosticSeverity]string{1: "error", 2: "warning", 3: "info", 4: "hint"}[s]
+}
+
+// TestDiagnostics: an invalid CronTab's findings on the value (or key)
+// they are about; a broken document between two good ones gets a syntax
+// diagnostic at its line and the others keep theirs; fixing it clears it.
+func TestDiagnostics(t *testing.T) {
+	c := startClient(t, Options{})
+	c.initialize(map[string]any{"crds": []string{abs(t, crontabs)}})
+	uri := "file:///tmp/crontab.yaml"
+	text := `apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: bad
+spec:
+  cronSpec: "every night"
+  image: nginx
+  replicas: 11
+  colour: blue
+---
+apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: [broken
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ok
+data:
+  a: b
+`
+	c.open(uri, text)
+	got := c.diagnostics(uri, 1)
+	var spans []string
+	for _, d := range got {
+		spans = append(spans, span(d))
+		if d.Source != "kubectl-crd" || d.Code == nil {
+			t.Errorf("source %q, code %v", d.Source, d.Code)
+		}
+	}
+	want := []string{
+		`5 12 5 25 error spec.cronSpec: Invalid value: "every night": spec.cronSpec in body should match '^(\d+|\*)(/\d+)?(\s+(\d+|\*)(/\d+)?){4}$'`,
+		`7 12 7 14 error spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10`,
+		`8 2 8 8 error spec.colour: unknown field "spec.colour"`,
+	}
+	joined := strings.Join(spans, "\n")
+	for _, w := range want {
+		if !strings.Contains(joined, w) {
+			t.Errorf("no diagnostic %q in\n%s", w, joined)
+		}
+	}
+	if !strings.Contains(joined, "12 ") || !strings.Contains(joined, "error") || len(got) != 4 {
+		t.Errorf("the broken document's diagnostic is missing, or others appeared:\n%s", joined)
+	}
+
+	fixed := strings.Replace(strings.Replace(strings.Replace(text, "{name: [broken", "{name: fine}", 1), "every night", "0 * * * *", 1), "  colour: blue\n", "", 1)
+	c.change(uri, 2, strings.Replace(fixed, "replicas: 11", "replicas: 3", 1))
+	if got := c.diagnostics(uri, 2); len(got) != 0 {
+		t.Errorf("fixed: %v", got)
+	}
+	if err := c.shutdown(); err != nil {
+		t.Errorf("shutdown and exit: %v", err)
+	}
+}
+
+func abs(t testing.TB, path string) string {
+	t.Helper()
+	p, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestHoverAndCompletion: explain's documentation and constraints on a
+// key, the CRD on kind, the schema's missing fields (required first) and
+// a field's enum values.
+func TestHoverAndCompletion(t *testing.T) {
+	c := startClient(t, Options{Settings: Settings{CRDs: []string{abs(t, crontabs)}}})
+	c.initialize(nil)
+	uri := "file:///tmp/c.yaml"
+	text := "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: x\nspec:\n  replicas: 3\n  \n"
+	c.open(uri, text)
+	c.diagnostics(uri, 1) // the check has found the CRD
+
+	hover := func(line, char int) string {
+		m := c.call(protocol.MethodTextDocumentHover, map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": line, "character": char}})
+		var h *protocol.Hover
+		if m.Error != nil || json.Unmarshal(m.Result, &h) != nil || h == nil {
+			return ""
+		}
+		return h.Contents.Value
+	}
+	if h := hover(5, 4); !strings.Contains(h, "**spec.replicas** `integer`") || !strings.Contains(h, "maximum: 10") {
+		t.Errorf("hover on replicas: %q", h)
+	}
+	if h := hover(1, 2); !strings.Contains(h, "**CronTab** (stable.example.com)") || !strings.Contains(h, "v1 (storage)") {
+		t.Errorf("hover on kind: %q", h)
+	}
+	if h := hover(3, 3); h != "" {
+		t.Errorf("hover on metadata.name (ObjectMeta, no schema here): %q", h)
+	}
+
+	complete := func(line, char int) []protocol.CompletionItem {
+		m := c.call(protocol.MethodTextDocumentCompletion, map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": line, "character": char}})
+		var l protocol.CompletionList
+		if m.Error != nil || json.Unmarshal(m.Result, &l) != nil {
+			t.Fatalf("completion: %+v", m)
+		}
+		return l.Items
+	}
+	items := complete(6, 2)
+	var labels []string
+	for _, it := range items {
+		labels = append(labels, it.Label)
+	}
+	if got := strings.Join(labels, ","); !strings.Contains(got, "cronSpec") || !strings.Contains(got, "image") || strings.Contains(got, "replicas") {
+		t.Errorf("fields of spec: %s", got)
+	}
+	if items := complete(0, 12); len(items) == 0 || items[0].Label != "stable.example.com/v1" {
+		t.Errorf("apiVersion values: %+v", items)
+	}
+}
+
+// TestRobustness: a message that is not JSON-RPC, an unknown method and a
+// request before its document is open are answered or skipped, and the
+// server goes on; a client that goes away ends it with an error.
+func TestRobustness(t *testing.T) {
+	c := startClient(t, Options{})
+	c.initialize(nil)
+	c.raw([]byte("this is not JSON"))
+	shown := func(want string) {
+		t.Helper()
+		select {
+		case m := <-c.shown:
+			if !strings.Contains(m.Message, want) {
+				t.Errorf("told %q, want %q", m.Message, want)
+			}
+		case <-time.After(30 * time.Second):
+			t.Errorf("the user was not told %q", want)
+		}
+	}
+	shown("a message that is not JSON-RPC was skipped")
+	if m := c.call("kubectl-crd/nothing", map[string]any{}); m.Error == nil || m.Error.Code != int(jsonrpc2.MethodNotFound) {
+		t.Errorf("unknown method: %+v", m)
+	}
+	if m := c.call(protocol.MethodTextDocumentHover, map[string]any{"textDocument": map[string]any{"uri": "file:///not/open.yaml"}, "position": map[string]any{}}); m.Error != nil {
+		t.Errorf("hover in a file not open: %+v", m.Error)
+	}
+	if m := c.call(protocol.MethodTextDocumentHover, "not params"); m.Error == nil || m.Error.Code != int(jsonrpc2.InvalidParams) {
+		t.Errorf("bad params: %+v", m)
+	}
+	c.notify(protocol.MethodCancelRequest, map[string]any{"id": 12345})
+	uri := "file:///tmp/big.yaml"
+	c.open(uri, "a: "+strings.Repeat("x", MaxDocument))
+	if d := c.diagnostics(uri, 1); len(d) != 1 || !strings.Contains(d[0].Message, "kubectl crd checks files of up to") {
+		t.Errorf("a file too large: %+v", d)
+	}
+	c.open("file:///tmp/huge.yaml", "a: "+strings.Repeat("x", MaxMessage))
+	shown("bytes was skipped: the limit is")
+	c.open("file:///tmp/bin.yaml", "a: \x00\x01")
+	if d := c.diagnostics("file:///tmp/bin.yaml", 1); len(d) != 1 || !strings.Contains(d[0].Message, "NUL") {
+		t.Errorf("a binary file: %+v", d)
+	}
+	c.w.Close()
+	if err := <-c.done; err == nil {
+		t.Error("the client went away without shutdown: Serve returned nil")
+	}
+}
+
+// TestPanicIsAnError: a handler that panics answers its request with an
+// internal error, and the next request is answered.
+func TestPanicIsAnError(t *testing.T) {
+	s := &Server{log: discardLogger()}
+	calls := 0
+	h := s.handle(make(chan error, 1), func(context.Context, jsonrpc2.Request, chan<- error) (any, error) {
+		calls++
+		if calls == 1 {
+			panic("boom")
+		}
+		return "fine", nil
+	})
+	req, _ := jsonrpc2.NewCall(jsonrpc2.NewNumberID(1), "textDocument/hover", nil)
+	var got []error
+	reply := func(_ context.Context, _ any, err error) error { got = append(got, err); return nil }
+	_ = h(context.Background(), reply, req)
+	_ = h(context.Background(), reply, req)
+	var rpc *jsonrpc2.Error
+	if len(got) != 2 || !errors.As(got[0], &rpc) || rpc.Code != jsonrpc2.InternalError || !strings.Contains(rpc.Message, "boom") || got[1] != nil {
+		t.Errorf("answers: %v", got)
+	}
+}
+
+func discardLogger() *log.Logger { return log.New(io.Discard, "", 0) }
