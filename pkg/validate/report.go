@@ -203,8 +203,6 @@ func InputCRDs(input Input) ([]*catalog.CRD, error) {
 	return crds, err
 }
 
-
-
 // Documents decodes and validates every document of input, several at a
 // time, each CRD version's validator built once; results are in input
 // order. Custom resources are checked as creates (or, with Options.Old,
