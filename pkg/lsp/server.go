@@ -21,6 +21,7 @@ import (
 	"log"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -68,7 +69,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	exited := make(chan error, 1)
-	st := newStream(in, out, func() error { cancel(); return nil }, func(err error) {
+	st := newStream(in, out, func() error { return nil }, func(err error) {
 		s.log.Print(err)
 		go s.showMessage(protocol.MessageTypeError, "kubectl crd lsp: "+err.Error())
 	})
@@ -76,6 +77,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	s.diag = newDiagnoser(s)
 	go s.diag.run(ctx)
 	handler, cancelRequest := jsonrpc2.CancelHandler(jsonrpc2.AsyncHandler(s.handle(exited, s.dispatch)))
+	// inFlight counts the messages read and not yet answered: when the
+	// input ends, those before it (shutdown, exit) are still answered.
+	var inFlight sync.WaitGroup
 	s.conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		if req.Method() == protocol.MethodCancelRequest {
 			var p struct {
@@ -89,13 +93,28 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 			}
 			return nil
 		}
-		return handler(ctx, reply, req)
+		inFlight.Add(1)
+		return handler(ctx, func(ctx context.Context, result any, err error) error {
+			defer inFlight.Done()
+			return reply(ctx, result, err)
+		}, req)
 	})
 	select {
 	case err := <-exited:
 		_ = s.conn.Close()
 		return err
 	case <-s.conn.Done():
+		waited := make(chan struct{})
+		go func() { inFlight.Wait(); close(waited) }()
+		select {
+		case <-waited:
+		case <-time.After(5 * time.Second):
+		}
+		select {
+		case err := <-exited:
+			return err
+		default:
+		}
 		if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
 			return err
 		}
