@@ -74,13 +74,19 @@ func filesOf(path string, recursive bool) ([]string, error) {
 	if !info.IsDir() {
 		return []string{path}, nil
 	}
+	root := path
+	if l, err := os.Lstat(path); err == nil && l.Mode()&fs.ModeSymlink != 0 {
+		// A link to a directory: walk the directory (WalkDir does not
+		// follow a link it starts at), its files named under the link.
+		root = path + string(filepath.Separator)
+	}
 	var files []string
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return &Error{File: p, Msg: describeFSError(err)}
 		}
 		if d.IsDir() {
-			if p != path && !recursive {
+			if p != root && !recursive {
 				return filepath.SkipDir
 			}
 			return nil

@@ -333,39 +333,45 @@ func TestDiagnosticsEqualValidate(t *testing.T) {
 	}
 }
 
-// neovimScript starts kubectl crd lsp with Neovim's own client (0.7's
-// vim.lsp.start_client), attaches it to the file opened, waits for its
-// diagnostics, asks for a hover and a completion, and writes what Neovim
-// holds as JSON to $KCRD_OUT.
-const neovimScript = `
-local client = vim.lsp.start_client({
-  name = "kubectl-crd",
-  cmd = {os.getenv("KCRD_BIN"), "lsp", "--offline", "--crds", os.getenv("KCRD_CRDS")},
-  root_dir = vim.fn.getcwd(),
-})
-vim.lsp.buf_attach_client(0, client)
+// neovimProbe waits for the diagnostics of the file Neovim opened, asks
+// for a hover, and writes what Neovim holds as JSON to $KCRD_OUT.
+const neovimProbe = `
 local ok = vim.wait(60000, function() return #vim.diagnostic.get(0) > 0 end, 50)
 local diags = {}
 for _, d in ipairs(vim.diagnostic.get(0)) do
   table.insert(diags, {lnum = d.lnum, col = d.col, end_col = d.end_col, severity = d.severity, message = d.message})
 end
-local uri = vim.uri_from_bufnr(0)
 local hover = vim.lsp.buf_request_sync(0, "textDocument/hover",
-  {textDocument = {uri = uri}, position = {line = tonumber(os.getenv("KCRD_HOVER_LINE")), character = 4}}, 20000)
+  {textDocument = {uri = vim.uri_from_bufnr(0)}, position = {line = tonumber(os.getenv("KCRD_HOVER_LINE")), character = 4}}, 20000)
 local hovered = ""
 for _, r in pairs(hover or {}) do
   if r.result and r.result.contents then hovered = r.result.contents.value end
 end
-local out = vim.fn.json_encode({ok = ok, diagnostics = diags, hover = hovered})
-vim.fn.writefile({out}, os.getenv("KCRD_OUT"))
-vim.lsp.stop_client(client)
-vim.wait(5000, function() return vim.lsp.client_is_stopped(client) end, 50)
+vim.fn.writefile({vim.fn.json_encode({ok = ok, diagnostics = diags, hover = hovered})}, os.getenv("KCRD_OUT"))
+for _, c in ipairs(vim.lsp.get_active_clients()) do c.stop() end
+vim.wait(5000, function() return #vim.lsp.get_active_clients() == 0 end, 50)
 vim.cmd("qa!")
 `
 
-// TestNeovim: Neovim opens the invalid example CronTabs with kubectl crd
-// lsp as its language server; the diagnostics it holds are validate's, on
-// the fields' lines, and a hover shows explain's documentation.
+// readmeLua is the Neovim configuration the README gives.
+func readmeLua(t *testing.T) string {
+	t.Helper()
+	readme := string(mustRead(t, filepath.Join(repoRoot, "README.md")))
+	_, after, ok := strings.Cut(readme, "Neovim (0.7's built-in client")
+	if ok {
+		_, after, ok = strings.Cut(after, "```lua\n")
+	}
+	lua, _, ok2 := strings.Cut(after, "```")
+	if !ok || !ok2 {
+		t.Fatal("README has no Neovim configuration")
+	}
+	return lua
+}
+
+// TestNeovim: Neovim, configured as the README says (kubectl-crd on PATH,
+// the CRDs in crds/), opens the invalid example CronTabs; the diagnostics
+// it holds are validate's, on the fields' lines, and a hover shows
+// explain's documentation.
 func TestNeovim(t *testing.T) {
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
@@ -375,8 +381,14 @@ func TestNeovim(t *testing.T) {
 		t.Skip("no nvim on PATH (Debian's neovim package; .ci/run installs it)")
 	}
 	dir := t.TempDir()
-	script := filepath.Join(dir, "init.lua")
-	if err := os.WriteFile(script, []byte(neovimScript), 0o644); err != nil {
+	initLua, probe := filepath.Join(dir, "init.lua"), filepath.Join(dir, "probe.lua")
+	if err := os.WriteFile(initLua, []byte(readmeLua(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(probe, []byte(neovimProbe), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(repoRoot, "examples/crds"), filepath.Join(dir, "crds")); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(repoRoot, "examples/objects/invalid/crontabs.yaml")
@@ -387,10 +399,9 @@ func TestNeovim(t *testing.T) {
 			hoverLine = i
 		}
 	}
-	cmd := exec.Command(nvim, "--headless", "-n", "-i", "NONE", "-u", "NONE", "-c", "luafile "+script, file)
+	cmd := exec.Command(nvim, "--headless", "-n", "-i", "NONE", "-u", "NONE", "--cmd", "filetype on", "--cmd", "luafile "+initLua, "-c", "luafile "+probe, file)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "KCRD_BIN="+filepath.Join(bin.Dir, "kubectl-crd"), "KCRD_CRDS="+filepath.Join(repoRoot, "examples/crds"),
-		"KCRD_OUT="+out, "KCRD_HOVER_LINE="+strconv.Itoa(hoverLine), "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir, "KUBECONFIG="+filepath.Join(dir, "none"))
+	cmd.Env = append(os.Environ(), "PATH="+bin.Dir+string(os.PathListSeparator)+os.Getenv("PATH"), "KCRD_OUT="+out, "KCRD_HOVER_LINE="+strconv.Itoa(hoverLine), "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir, "KUBECONFIG="+filepath.Join(dir, "none"))
 	done := make(chan []byte, 1)
 	go func() { b, _ := cmd.CombinedOutput(); done <- b }()
 	select {
