@@ -3,10 +3,12 @@ package lsp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
@@ -81,12 +83,25 @@ func (d *diagnoser) next() (protocol.DocumentURI, bool) {
 	return "", false
 }
 
+// staleEvery is how often the CRD files are compared with the disk
+// while nothing else happens.
+const staleEvery = 2 * time.Second
+
 func (d *diagnoser) run(ctx context.Context) {
+	tick := time.NewTicker(staleEvery)
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-d.wake:
+		case <-tick.C:
+			// A CRD file changed on disk: every open document is checked
+			// again (with the CRDs read again).
+			if d.s.crdFilesChanged() {
+				d.all()
+			}
+			continue
 		}
 		for {
 			uri, ok := d.next()
@@ -174,13 +189,17 @@ func (d *diagnoser) diagnostics(ctx context.Context, doc *document) []protocol.D
 }
 
 // unchecked is what a document gets when it cannot be checked (the
-// cluster cannot be asked, say): one diagnostic, and the user is told in
-// a message once.
+// cluster cannot be asked, say): one diagnostic, and the user is told the
+// cause in a message once, not for each file.
 func (d *diagnoser) unchecked(err error) []protocol.Diagnostic {
 	msg := "kubectl crd cannot check this file: " + err.Error()
-	if d.told != msg {
-		d.told = msg
-		d.s.showMessage(protocol.MessageTypeWarning, msg)
+	cause := err // validate names the file and the kind around the cause
+	if inner := errors.Unwrap(err); inner != nil {
+		cause = inner
+	}
+	if d.told != cause.Error() {
+		d.told = cause.Error()
+		d.s.showMessage(protocol.MessageTypeWarning, "kubectl crd cannot check files: "+cause.Error())
 	}
 	return []protocol.Diagnostic{{Severity: protocol.DiagnosticSeverityWarning, Source: source, Message: msg,
 		Range: protocol.Range{End: protocol.Position{Line: 0, Character: 0}}}}
@@ -207,6 +226,24 @@ func (s *Server) documentCache(doc *document, crds []*catalog.CRD) *validate.Cac
 	}
 	cur.crds = kinds
 	return cur.cache
+}
+
+// crdFilesChanged tells whether the environment's CRD files changed on
+// disk; the environment is then made again when next needed.
+func (s *Server) crdFilesChanged() bool {
+	s.mu.Lock()
+	settings := s.settings.absolute(s.root)
+	env := s.env
+	s.mu.Unlock()
+	if env == nil || !env.stale(settings.CRDs) {
+		return false
+	}
+	s.mu.Lock()
+	if s.env == env {
+		s.env = nil
+	}
+	s.mu.Unlock()
+	return true
 }
 
 // environment is the environment of the checks, made when first needed

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
@@ -288,5 +290,90 @@ func TestMemoryIsFlat(t *testing.T) {
 	t.Logf("live heap after %d edits %.1f MiB, after %d %.1f MiB", edits/10, float64(at1000)/(1<<20), edits, float64(at10000)/(1<<20))
 	if at10000 > at1000+at1000/4 {
 		t.Errorf("the heap grew from %d to %d bytes over %d edits", at1000, at10000, edits-edits/10)
+	}
+}
+
+// TestCRDFileChanges: a CRD file changed on disk is read again and the
+// open documents checked again, with no edit; new settings (another CRD
+// directory) likewise.
+func TestCRDFileChanges(t *testing.T) {
+	dir := t.TempDir()
+	crd := readFile(t, filepath.Join(crontabs, "crontab.yaml"))
+	if !strings.Contains(crd, "maximum: 10") {
+		t.Fatal("the CronTab CRD changed: this test needs its maximum: 10")
+	}
+	path := filepath.Join(dir, "crontab.yaml")
+	if err := os.WriteFile(path, []byte(crd), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := startClient(t, Options{})
+	c.initialize(map[string]any{"kubectl-crd": map[string]any{"crds": []string{dir}}})
+	uri := "file:///tmp/r.yaml"
+	c.open(uri, "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: x\nspec:\n  replicas: 11\n")
+	if d := c.diagnostics(uri, 1); len(d) != 1 {
+		t.Fatalf("replicas 11 against maximum 10: %v", d)
+	}
+	time.Sleep(1100 * time.Millisecond) // a modification time the check can tell apart
+	if err := os.WriteFile(path, []byte(strings.Replace(crd, "maximum: 10", "maximum: 20", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := c.diagnostics(uri, 1); len(d) != 0 {
+		t.Errorf("after the CRD allowed 20: %v", d)
+	}
+	c.notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"crds": []string{abs(t, crontabs)}}})
+	if d := c.diagnostics(uri, 1); len(d) != 1 {
+		t.Errorf("after the settings named the CRDs with maximum 10: %v", d)
+	}
+}
+
+// TestCannotCheck: a source of CRDs that cannot answer (an unreachable
+// cluster) is one diagnostic per file and one message to the user, and
+// the server keeps answering.
+func TestCannotCheck(t *testing.T) {
+	c := startClient(t, Options{Setup: func(Settings) (*validate.Environment, error) {
+		return &validate.Environment{Catalog: catalog.Unavailable(errors.New("dial tcp 10.0.0.1:6443: i/o timeout"), nil)}, nil
+	}})
+	c.initialize(nil)
+	for i, uri := range []string{"file:///tmp/a.yaml", "file:///tmp/b.yaml"} {
+		c.open(uri, "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: x\n")
+		d := c.diagnostics(uri, 1)
+		if len(d) != 1 || !strings.Contains(d[0].Message, "cannot check this file: finding the CustomResourceDefinition of CronTab.stable.example.com") ||
+			!strings.Contains(d[0].Message, "i/o timeout") {
+			t.Errorf("%s: %v", uri, d)
+		}
+		if i == 0 {
+			select {
+			case m := <-c.shown:
+				if !strings.Contains(m.Message, "i/o timeout") {
+					t.Errorf("told %q", m.Message)
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("the user was not told")
+			}
+		}
+	}
+	select {
+	case m := <-c.shown:
+		t.Errorf("told twice: %q", m.Message)
+	default:
+	}
+	if m := c.call(protocol.MethodTextDocumentHover, map[string]any{"textDocument": map[string]any{"uri": "file:///tmp/a.yaml"}, "position": map[string]any{"line": 1}}); m.Error != nil {
+		t.Errorf("hover: %v", m.Error)
+	}
+}
+
+// TestCancelled: a request whose context is cancelled (by $/cancelRequest)
+// is answered with RequestCancelled.
+func TestCancelled(t *testing.T) {
+	s := &Server{log: discardLogger()}
+	h := s.handle(make(chan error, 1), func(context.Context, jsonrpc2.Request, chan<- error) (any, error) { return "late", nil })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req, _ := jsonrpc2.NewCall(jsonrpc2.NewNumberID(7), "textDocument/completion", nil)
+	var got error
+	_ = h(ctx, func(_ context.Context, _ any, err error) error { got = err; return nil }, req)
+	var rpc *jsonrpc2.Error
+	if !errors.As(got, &rpc) || rpc.Code != protocol.CodeRequestCancelled {
+		t.Errorf("answer: %v", got)
 	}
 }
