@@ -181,7 +181,7 @@ func (s *Server) dispatch(ctx context.Context, req jsonrpc2.Request, exited chan
 	}
 	switch req.Method() {
 	case protocol.MethodInitialize:
-		var p protocol.InitializeParams
+		var p initializeParams
 		if err := decode(&p); err != nil {
 			return nil, err
 		}
@@ -254,15 +254,29 @@ func (s *Server) dispatch(ctx context.Context, req jsonrpc2.Request, exited chan
 	return nil, nil // notifications the server does not use
 }
 
-func (s *Server) initialize(p protocol.InitializeParams) (any, error) {
+// initializeParams are what the server reads of initialize's params: the
+// workspace's folder (the first of workspaceFolders, else rootUri, else
+// rootPath, as clients of each protocol version send it) and the
+// settings.
+type initializeParams struct {
+	WorkspaceFolders []protocol.WorkspaceFolder `json:"workspaceFolders"`
+	RootURI          protocol.DocumentURI       `json:"rootUri"`
+	RootPath         string                     `json:"rootPath"`
+	Options          any                        `json:"initializationOptions"`
+}
+
+func (s *Server) initialize(p initializeParams) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if p.RootURI != "" {
-		s.root = p.RootURI.Filename()
-	} else if p.RootPath != "" {
+	switch {
+	case len(p.WorkspaceFolders) > 0:
+		s.root = filename(protocol.DocumentURI(p.WorkspaceFolders[0].URI))
+	case p.RootURI != "":
+		s.root = filename(p.RootURI)
+	default:
 		s.root = p.RootPath
 	}
-	if err := s.settings.merge(p.InitializationOptions); err != nil {
+	if err := s.settings.merge(p.Options); err != nil {
 		return nil, rpcError(jsonrpc2.InvalidParams, "initializationOptions: %v", err)
 	}
 	return protocol.InitializeResult{
