@@ -223,6 +223,18 @@ func (r *conversionRun) fail(code int, d *manifest.Document, obj *unstructured.U
 	r.code = max(r.code, code)
 }
 
+// object decodes a document's object and finds its converter; a problem
+// is reported and no converter returned.
+func (r *conversionRun) object(ctx context.Context, d *manifest.Document) (*unstructured.Unstructured, *convert.Converter) {
+	obj, err := d.TakeObject()
+	if err != nil {
+		r.fail(2, d, nil, err)
+		return nil, nil
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	return u, r.converterFor(ctx, d, u)
+}
+
 // converterFor finds the CRD of an object and its converter; a problem
 // is reported (exit 2) and nil returned.
 func (r *conversionRun) converterFor(ctx context.Context, d *manifest.Document, obj *unstructured.Unstructured) *convert.Converter {
@@ -276,13 +288,7 @@ func (r *conversionRun) targetVersion(crd *apiextensionsv1.CustomResourceDefinit
 func (r *conversionRun) convert(ctx context.Context, docs []*manifest.Document) error {
 	var out []runtime.Object
 	for _, d := range docs {
-		obj, err := d.TakeObject()
-		if err != nil {
-			r.fail(2, d, nil, err)
-			continue
-		}
-		u := &unstructured.Unstructured{Object: obj}
-		c := r.converterFor(ctx, d, u)
+		u, c := r.object(ctx, d)
 		if c == nil {
 			continue
 		}
@@ -333,13 +339,7 @@ func (r *conversionRun) print(objs []runtime.Object) error {
 func (r *conversionRun) roundTrips(ctx context.Context, docs []*manifest.Document) error {
 	var reports []convert.ObjectTrips
 	for _, d := range docs {
-		obj, err := d.TakeObject()
-		if err != nil {
-			r.fail(2, d, nil, err)
-			continue
-		}
-		u := &unstructured.Unstructured{Object: obj}
-		c := r.converterFor(ctx, d, u)
+		u, c := r.object(ctx, d)
 		if c == nil {
 			continue
 		}
