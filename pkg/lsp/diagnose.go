@@ -270,9 +270,15 @@ func (s *Server) environment() (*environment, error) {
 	return env, nil
 }
 
-// keyTypes are the problems that are about a key, not its value: a field
-// that is not known, or not there.
-var keyTypes = map[string]bool{"FieldValueUnknown": true, "FieldValueRequired": true, "FieldValueNotFound": true, "FieldValueForbidden": true}
+// aboutKey tells whether a problem of type typ is about a key, not its
+// value: a field that is not known, or not there.
+func aboutKey(typ string) bool {
+	switch typ {
+	case "FieldValueUnknown", "FieldValueRequired", "FieldValueNotFound", "FieldValueForbidden":
+		return true
+	}
+	return false
+}
 
 // toDiagnostics turns validate's results on a text into diagnostics:
 // errors and warnings as validate reports them, the server's cause type
@@ -330,7 +336,7 @@ func rangeOf(lines []string, line, column int, field, typ string) protocol.Range
 		end = len(strings.TrimRight(s, " \t\r"))
 	} else {
 		b := runeToByte(s, column)
-		value := !keyTypes[typ]
+		value := !aboutKey(typ)
 		if key, _, ok := cutKey(s[b:]); ok && field != "" && !lastStepIs(field, key) {
 			value = false // the line holds an ancestor of the field
 		}
