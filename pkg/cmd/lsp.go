@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"fmt"
 	"io"
 	"os"
@@ -69,6 +71,9 @@ func (o *LSPOptions) Run(ctx context.Context) error {
 	}
 	err := lsp.Serve(ctx, in, o.f.Streams.Out, lsp.Options{
 		Setup: func(s lsp.Settings) (*validate.Environment, error) {
+			if slices.Contains(s.CRDs, "-") {
+				return nil, errors.New("crds: - (standard input) carries the protocol here: name files or directories")
+			}
 			return checkEnvironment(o.f.withSettings(s))
 		},
 		Settings: settings,
