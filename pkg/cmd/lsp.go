@@ -3,10 +3,10 @@ package cmd
 import (
 	"context"
 	"errors"
-	"slices"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/lsp"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
