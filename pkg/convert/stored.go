@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -222,20 +223,11 @@ func (r *Stored) count(keys []objectKey) {
 
 // isReadFailure tells whether the server answered that it could not
 // return an object (a failed conversion, an object that does not
-// decode): an internal error, as the server reports a failed decode or
-// conversion, not a refusal or a fault on the way.
+// decode): a 500, as the server reports a failed decode or conversion,
+// not a refusal or a fault on the way.
 func isReadFailure(err error) bool {
 	var status apierrors.APIStatus
-	return apierrors.IsInternalError(err) ||
-		(asStatus(err, &status) && status.Status().Code == http.StatusInternalServerError)
-}
-
-func asStatus(err error, status *apierrors.APIStatus) bool {
-	s, ok := err.(apierrors.APIStatus)
-	if ok {
-		*status = s
-	}
-	return ok
+	return errors.As(err, &status) && status.Status().Code == http.StatusInternalServerError
 }
 
 func (a objectKey) less(b objectKey) bool {
