@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 )
@@ -28,7 +29,7 @@ func (w *schemaWalk) node(o, n *apiextensionsv1.JSONSchemaProps, field, loc stri
 	if o.Type != n.Type || o.XIntOrString != n.XIntOrString {
 		add("type-changed", "type %s is now %s", typeName(o), typeName(n))
 	}
-	w.properties(o, n, field, loc, add)
+	w.properties(o, n, field, loc)
 	w.required(o, n, add)
 	enumChanges(o.Enum, n.Enum, add)
 	defaultChanges(o.Default, n.Default, add)
@@ -57,35 +58,62 @@ func (w *schemaWalk) node(o, n *apiextensionsv1.JSONSchemaProps, field, loc stri
 			or(str(o.XListType), "-"), o.XListMapKeys, or(str(o.XMapType), "-"), or(str(n.XListType), "-"), n.XListMapKeys, or(str(n.XMapType), "-"))
 	}
 	ruleChanges(o.XValidations, n.XValidations, add)
-	if oi, ni := itemSchema(o), itemSchema(n); oi != nil && ni != nil {
-		w.node(oi, ni, field+"[*]", loc+".items")
-	}
-	if oa, na := valueSchema(o), valueSchema(n); oa != nil && na != nil {
-		w.node(oa, na, field+"[*]", loc+".additionalProperties")
-	}
+	w.elements(o, n, field, loc)
 	if keys := uncovered(o, n); len(keys) > 0 {
 		add("unclassified", "%s changed", strings.Join(keys, ", "))
 	}
 }
 
-func (w *schemaWalk) properties(o, n *apiextensionsv1.JSONSchemaProps, field, loc string, add func(string, string, ...any)) {
-	for _, name := range sortedKeys(o.Properties) {
-		op := o.Properties[name]
-		np, ok := n.Properties[name]
-		if !ok {
-			w.changes = append(w.changes, Change{Version: w.version, Field: field + "." + name, Location: loc, Check: "field-removed",
-				Message: fmt.Sprintf("field %s (%s) removed", field+"."+name, typeName(&op))})
+// properties compares the fields both schemas have, and reports those only
+// one has; elements compares array items and map values both have. Both
+// go down through explain.Children, the schema walk the verbs share.
+func (w *schemaWalk) properties(o, n *apiextensionsv1.JSONSchemaProps, field, loc string) {
+	oc, nc := explain.Children(o), explain.Children(n)
+	for _, c := range oc {
+		if c.Step != explain.Property {
 			continue
 		}
-		w.node(&op, &np, field+"."+name, loc+".properties."+name)
+		other := child(nc, c)
+		if other == nil {
+			w.changes = append(w.changes, Change{Version: w.version, Field: field + "." + c.Name, Location: loc, Check: "field-removed",
+				Message: fmt.Sprintf("field %s (%s) removed", field+"."+c.Name, typeName(c.Schema))})
+			continue
+		}
+		w.node(c.Schema, other.Schema, field+"."+c.Name, loc+".properties."+c.Name)
 	}
-	for _, name := range sortedKeys(n.Properties) {
-		if _, ok := o.Properties[name]; !ok {
-			np := n.Properties[name]
-			w.changes = append(w.changes, Change{Version: w.version, Field: field + "." + name, Location: loc + ".properties." + name, Check: "field-added",
-				Message: fmt.Sprintf("field %s (%s) added", field+"."+name, typeName(&np))})
+	for _, c := range nc {
+		if c.Step == explain.Property && child(oc, c) == nil {
+			w.changes = append(w.changes, Change{Version: w.version, Field: field + "." + c.Name, Location: loc + ".properties." + c.Name, Check: "field-added",
+				Message: fmt.Sprintf("field %s (%s) added", field+"."+c.Name, typeName(c.Schema))})
 		}
 	}
+}
+
+func (w *schemaWalk) elements(o, n *apiextensionsv1.JSONSchemaProps, field, loc string) {
+	nc := explain.Children(n)
+	for _, c := range explain.Children(o) {
+		if c.Step == explain.Property {
+			continue
+		}
+		if other := child(nc, c); other != nil {
+			at := ".additionalProperties"
+			if c.Step == explain.Items {
+				at = ".items"
+			}
+			w.node(c.Schema, other.Schema, field+"[*]", loc+at)
+		}
+	}
+}
+
+// child finds c's counterpart in cs: the property of the same name, or the
+// items or values.
+func child(cs []explain.Child, c explain.Child) *explain.Child {
+	for i := range cs {
+		if cs[i].Step == c.Step && cs[i].Name == c.Name {
+			return &cs[i]
+		}
+	}
+	return nil
 }
 
 func (w *schemaWalk) required(o, n *apiextensionsv1.JSONSchemaProps, add func(string, string, ...any)) {
@@ -277,20 +305,6 @@ func uncovered(o, n *apiextensionsv1.JSONSchemaProps) []string {
 	return keys
 }
 
-func itemSchema(s *apiextensionsv1.JSONSchemaProps) *apiextensionsv1.JSONSchemaProps {
-	if s.Items != nil {
-		return s.Items.Schema
-	}
-	return nil
-}
-
-func valueSchema(s *apiextensionsv1.JSONSchemaProps) *apiextensionsv1.JSONSchemaProps {
-	if s.AdditionalProperties != nil {
-		return s.AdditionalProperties.Schema
-	}
-	return nil
-}
-
 func typeName(s *apiextensionsv1.JSONSchemaProps) string {
 	switch {
 	case s.XIntOrString:
@@ -307,15 +321,6 @@ func jsonEqual(a, b []byte) bool {
 		return bytes.Equal(a, b)
 	}
 	return equality.Semantic.DeepEqual(x, y)
-}
-
-func sortedKeys(m map[string]apiextensionsv1.JSONSchemaProps) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func str(p *string) string {

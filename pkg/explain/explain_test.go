@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,6 +37,14 @@ var wantConstraints = []struct{ field, line string }{
 	{"spec.tags", "minItems: 1"},
 	{"spec.tags", "maxItems: 10"},
 	{"spec.tags", "list-type: set"},
+	{"spec.tags", "items maxLength: 20"},
+	{"spec.rules", "items rule: self.weight >= 0"},
+	{"spec.rules", "  message: weight must not be negative"},
+	{"spec.routes", "maxProperties: 8"},
+	{"spec.routes.*", "required: backend"},
+	{"spec.routes.*", "rule: self.backend == oldSelf.backend"},
+	{"spec.routes.*", "  transition rule: checked on updates, against the old value"},
+	{"spec.routes.*.backend", "minLength: 1"},
 	{"spec.rules", "list-type: map"},
 	{"spec.rules", "list-map-keys: name"},
 	{"spec.note", "nullable: true"},
@@ -65,18 +74,14 @@ func TestConstraintsOfEachKind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		found := false
-		for _, c := range Constraints(s) {
-			found = found || c == w.line
-		}
-		if !found {
-			t.Errorf("%s: no %q in %q", w.field, w.line, Constraints(s))
+		if !slices.Contains(lines(Constraints(s)), w.line) {
+			t.Errorf("%s: no %q in %q", w.field, w.line, lines(Constraints(s)))
 		}
 	}
 	if _, err := Field(root, []string{"spec", "nosuch"}); err == nil || err.Error() != `field "spec.nosuch" does not exist` {
 		t.Errorf("unknown field: %v", err)
 	}
-	if s, err := Field(root, []string{"spec", "rules", "weight"}); err != nil || Constraints(s)[0] != "default: 10" {
+	if s, err := Field(root, []string{"spec", "rules", "weight"}); err != nil || Constraints(s)[0].Kind != Default || Constraints(s)[0].Value != "10" {
 		t.Errorf("a field inside list items: %v", err)
 	}
 }
@@ -97,6 +102,10 @@ func TestWriteConstraintsAndMarkdown(t *testing.T) {
 			t.Errorf("-o detailed lacks %s / %q", w.field, w.line)
 		}
 		name, value, _ := strings.Cut(strings.TrimSpace(w.line), ": ")
+		value = strings.TrimSuffix(value, " (exclusive)")
+		if name == "transition rule" {
+			name, value = "transition rule", "checked on updates"
+		}
 		if !strings.Contains(md.String(), "`"+w.field+"`") || !strings.Contains(md.String(), name+": ") || !strings.Contains(md.String(), value) {
 			t.Errorf("-o markdown lacks %s / %q", w.field, w.line)
 		}
@@ -104,6 +113,40 @@ func TestWriteConstraintsAndMarkdown(t *testing.T) {
 	for _, want := range []string{"# Feature\n", "- API version: `schema.example.com/v1`", "### `spec.replicas`\n\nType: `integer`", "### `spec.mode`\n\nType: `string`, required", "#### `spec.rules.weight`", "Type: `[]Object`", "Type: `map[string]string`"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("-o markdown lacks %q", want)
+		}
+	}
+}
+
+func lines(cs []Constraint) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Lines()...)
+	}
+	return out
+}
+
+func TestTransitionRules(t *testing.T) {
+	for rule, want := range map[string]bool{
+		"self == oldSelf":                        true,
+		"!has(oldSelf.x) || self.x >= oldSelf.x": true,
+		"self.oldSelfish == 'oldSelf'":           false,
+		"self.x > 0":                             false,
+		"self.x >":                               false,
+	} {
+		if got := refersToOldSelf(rule); got != want {
+			t.Errorf("%q: transition %v, want %v", rule, got, want)
+		}
+	}
+}
+
+func TestCode(t *testing.T) {
+	for in, want := range map[string]string{
+		"a":             "`a`",
+		"has(self.`x`)": "`` has(self.`x`) ``",
+		"a\n  && b":     "`a && b`",
+	} {
+		if got := Code(in); got != want {
+			t.Errorf("Code(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

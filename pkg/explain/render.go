@@ -33,7 +33,9 @@ func WriteConstraints(w io.Writer, root *apiextensionsv1.JSONSchemaProps, path [
 		}
 		fmt.Fprintf(w, "  %s:\n", name)
 		for _, c := range cs {
-			fmt.Fprintf(w, "    %s\n", c)
+			for _, l := range c.Lines() {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
 		}
 	}
 	return nil
@@ -66,9 +68,19 @@ func WriteMarkdown(w io.Writer, crd *apiextensionsv1.CustomResourceDefinition, v
 	if node.Description != "" {
 		fmt.Fprintf(w, "\n%s\n", node.Description)
 	}
-	writeConstraintList(w, node)
-	for _, n := range Walk(node, path, true) {
-		fmt.Fprintf(w, "\n%s `%s`\n\n", strings.Repeat("#", min(2+len(n.Path)-len(path)-1, 6)), strings.Join(n.Path, "."))
+	if cs := Constraints(node); len(cs) > 0 {
+		fmt.Fprintf(w, "\n%s", MarkdownConstraints(cs))
+	}
+	WriteMarkdownFields(w, node, path, 2)
+	return nil
+}
+
+// WriteMarkdownFields writes a section per field under s (all
+// descendants), the top ones at heading level, deeper ones one level down
+// per step (at most 6).
+func WriteMarkdownFields(w io.Writer, s *apiextensionsv1.JSONSchemaProps, path []string, level int) {
+	for _, n := range Walk(s, path, true) {
+		fmt.Fprintf(w, "\n%s `%s`\n\n", strings.Repeat("#", min(level+len(n.Path)-len(path)-1, 6)), strings.Join(n.Path, "."))
 		fmt.Fprintf(w, "Type: `%s`", TypeName(n.Schema))
 		if n.Required {
 			fmt.Fprintf(w, ", required")
@@ -77,23 +89,49 @@ func WriteMarkdown(w io.Writer, crd *apiextensionsv1.CustomResourceDefinition, v
 		if n.Schema.Description != "" {
 			fmt.Fprintf(w, "\n%s\n", n.Schema.Description)
 		}
-		writeConstraintList(w, n.Schema)
+		if cs := Constraints(n.Schema); len(cs) > 0 {
+			fmt.Fprintf(w, "\n%s", MarkdownConstraints(cs))
+		}
 	}
-	return nil
 }
 
-func writeConstraintList(w io.Writer, s *apiextensionsv1.JSONSchemaProps) {
-	cs := Constraints(s)
-	if len(cs) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\n")
+// MarkdownConstraints renders constraints as a Markdown list: a line each,
+// the value as code, a rule's details on the lines below it.
+func MarkdownConstraints(cs []Constraint) string {
+	var b strings.Builder
 	for _, c := range cs {
-		if strings.HasPrefix(c, "  ") {
-			fmt.Fprintf(w, "  - %s\n", strings.ReplaceAll(strings.TrimSpace(c), "`", "'"))
-			continue
+		fmt.Fprintf(&b, "- %s: %s", c.Label(), Code(c.Value))
+		if c.Exclusive {
+			b.WriteString(" (exclusive)")
 		}
-		name, value, _ := strings.Cut(c, ": ")
-		fmt.Fprintf(w, "- %s: `%s`\n", name, value)
+		if c.Transition {
+			b.WriteString(" (transition rule: checked on updates, against the old value)")
+		}
+		b.WriteString("\n")
+		for _, d := range c.Details() {
+			fmt.Fprintf(&b, "  - %s: %s\n", d.Name, Code(d.Value))
+		}
 	}
+	return b.String()
+}
+
+// Code is s as a Markdown code span: fenced with one backtick more than
+// the longest run in s, so that any value reads as written (a code span
+// shows a line break as a space; a blank line would end it).
+func Code(s string) string {
+	s = strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "\n ")), " ")
+	run, longest := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if longest > 0 || strings.HasPrefix(s, " ") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
 }

@@ -97,10 +97,7 @@ func fieldDoc(path []string, s *apiextensionsv1.JSONSchemaProps, required bool) 
 		fmt.Fprintf(&b, "\n\n%s", s.Description)
 	}
 	if cs := explain.Constraints(s); len(cs) > 0 {
-		b.WriteString("\n\n")
-		for _, c := range cs {
-			fmt.Fprintf(&b, "- %s\n", c)
-		}
+		b.WriteString("\n\n" + explain.MarkdownConstraints(cs))
 	}
 	return b.String()
 }
@@ -214,7 +211,7 @@ func (s *Server) complete(uri protocol.DocumentURI, pos protocol.Position) *prot
 	}
 	for _, n := range fields {
 		name := n.Path[len(n.Path)-1]
-		if c.siblings[name] {
+		if c.siblings[name] || n.Key() {
 			continue
 		}
 		order := "1"

@@ -134,7 +134,7 @@ func TestHoverAndCompletion(t *testing.T) {
 		}
 		return h.Contents.Value
 	}
-	if h := hover(5, 4); !strings.Contains(h, "**spec.replicas** `integer`") || !strings.Contains(h, "maximum: 10") {
+	if h := hover(5, 4); !strings.Contains(h, "**spec.replicas** `integer`") || !strings.Contains(h, "- maximum: `10`") {
 		t.Errorf("hover on replicas: %q", h)
 	}
 	if h := hover(1, 2); !strings.Contains(h, "**CronTab** (stable.example.com)") || !strings.Contains(h, "v1 (storage)") {

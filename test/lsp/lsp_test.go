@@ -445,7 +445,7 @@ func TestNeovim(t *testing.T) {
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Neovim's diagnostics:\n  %s\nvalidate:\n  %s", strings.Join(lines, "\n  "), strings.Join(want, "\n  "))
 	}
-	if !strings.Contains(got.Hover, "**spec.replicas** `integer`") || !strings.Contains(got.Hover, "maximum: 10") {
+	if !strings.Contains(got.Hover, "**spec.replicas** `integer`") || !strings.Contains(got.Hover, "- maximum: `10`") {
 		t.Errorf("Neovim's hover on replicas: %q", got.Hover)
 	}
 }
