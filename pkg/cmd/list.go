@@ -164,27 +164,14 @@ func (o *ListOptions) Run(ctx context.Context) error {
 // schema is decoded; those TYPE arguments name are resolved whole.
 func (o *ListOptions) selected(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	var crds []*apiextensionsv1.CustomResourceDefinition
+	var err error
 	if len(o.Types) == 0 {
-		var err error
-		if crds, err = o.catalog.Outlines(ctx); err != nil {
-			return nil, err
-		}
+		crds, err = o.catalog.Outlines(ctx)
+	} else {
+		crds, err = namedCRDs(ctx, o.catalog, o.Types)
 	}
-	seen := map[string]bool{}
-	for _, t := range o.Types {
-		res, err := o.catalog.Resolve(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range res {
-			if r.CRD == nil {
-				return nil, fmt.Errorf("cannot read the CustomResourceDefinition of %q", t)
-			}
-			if !seen[r.CRD.Name] {
-				seen[r.CRD.Name] = true
-				crds = append(crds, r.CRD.CustomResourceDefinition)
-			}
-		}
+	if err != nil {
+		return nil, err
 	}
 	selector, err := labels.Parse(o.LabelSelector)
 	if err != nil {

@@ -256,27 +256,7 @@ func (o *OpenAPIOptions) runV2(ctx context.Context) error {
 
 // selectedCRDs are the CRDs of the TYPE arguments, or all CRDs.
 func (o *OpenAPIOptions) selectedCRDs(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	if len(o.Args) == 0 {
-		return o.allCRDs(ctx)
-	}
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	seen := map[string]bool{}
-	for _, a := range o.Args {
-		res, err := o.catalog.Resolve(ctx, a)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range res {
-			if r.CRD == nil {
-				return nil, fmt.Errorf("cannot read the CustomResourceDefinition of %q", a)
-			}
-			if !seen[r.CRD.Name] {
-				seen[r.CRD.Name] = true
-				crds = append(crds, r.CRD.CustomResourceDefinition)
-			}
-		}
-	}
-	return crds, nil
+	return namedCRDs(ctx, o.catalog, o.Args)
 }
 
 // encode gives JSON as the server writes it (json.Marshal), or YAML.

@@ -72,6 +72,7 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		NewCmdMigrate(f),
 		NewCmdConvert(f),
 		NewCmdLSP(f),
+		NewCmdDocs(f),
 		NewCmdVersion(f),
 		NewCmdCompletion(f),
 	)

@@ -213,3 +213,14 @@ func NameConflicts(crd *apiextensionsv1.CustomResourceDefinition, others []*apie
 	}
 	return out
 }
+
+// Between lists what changes from one version's schema to another's in
+// the same CRD (fields added and removed, types, bounds, rules), with the
+// checks Compare makes of a version across an upgrade.
+func Between(from, to apiextensionsv1.CustomResourceDefinitionVersion) []Change {
+	changes := compareSchemas(from, to, "")
+	for i := range changes {
+		changes[i].Version = to.Name
+	}
+	return changes
+}

@@ -1,0 +1,91 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/docs"
+	"github.com/spf13/cobra"
+)
+
+// DocsOptions are the options of kubectl crd docs.
+type DocsOptions struct {
+	f         *Factory
+	Types     []string
+	OutputDir string
+	Format    string
+	Title     string
+}
+
+// NewCmdDocs makes kubectl crd docs.
+func NewCmdDocs(f *Factory) *cobra.Command {
+	o := &DocsOptions{f: f}
+	c := &cobra.Command{
+		Use:   "docs [TYPE...] --output-dir DIR [--format html|markdown]",
+		Short: "Write a browsable reference of CRDs: every field, constraint and CEL rule",
+		Long: `Write a reference of CustomResourceDefinitions (all, or those the TYPE
+arguments name) into a directory: an HTML site that opens from disk
+(index.html with a search over kinds and field paths, a page per CRD with
+a version switcher, printer columns, subresources, the field tree with
+every constraint and CEL rule the server enforces, and what changed from
+the version before), or Markdown files that GitHub renders.
+
+The site needs no network and no build step. Files of the same names in
+the directory are replaced; other files are left alone.`,
+		Example: `  kubectl crd docs --crds examples/crds --output-dir site
+  kubectl crd docs certificates.cert-manager.io --output-dir site
+  kubectl crd docs --crds config/crd/bases --format markdown --output-dir docs/api`,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Types = args
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(contextOf(c))
+		},
+		ValidArgsFunction: completeTypes(f),
+	}
+	c.Flags().StringVar(&o.OutputDir, "output-dir", "", "Directory to write the reference into (made if missing).")
+	c.Flags().StringVar(&o.Format, "format", "html", "What to write: html (a site) or markdown (a file per CRD and README.md).")
+	c.Flags().StringVar(&o.Title, "title", "CustomResourceDefinitions", "Title of the index page.")
+	return c
+}
+
+// Validate checks the flags.
+func (o *DocsOptions) Validate() error {
+	if o.OutputDir == "" {
+		return &ExitError{Code: 2, Err: fmt.Errorf("--output-dir is required: the directory to write the reference into")}
+	}
+	if o.Format != "html" && o.Format != "markdown" {
+		return &ExitError{Code: 2, Err: fmt.Errorf("--format %q is not supported: use html or markdown", o.Format)}
+	}
+	return nil
+}
+
+// Run reads the CRDs and writes the reference.
+func (o *DocsOptions) Run(ctx context.Context) error {
+	cat, err := o.f.Catalog()
+	if err != nil {
+		return err
+	}
+	crds, err := namedCRDs(ctx, cat, o.Types)
+	if err != nil {
+		return err
+	}
+	if len(crds) == 0 {
+		return fmt.Errorf("no CustomResourceDefinitions to document")
+	}
+	site, err := docs.Build(crds, nil)
+	if err != nil {
+		return err
+	}
+	write, index := docs.WriteHTML, "index.html"
+	if o.Format == "markdown" {
+		write, index = docs.WriteMarkdown, "README.md"
+	}
+	if _, err := write(site, o.OutputDir, o.Title); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.f.Streams.Out, "Wrote the reference of %d CustomResourceDefinitions: %s\n", len(crds), filepath.Join(o.OutputDir, index))
+	return nil
+}

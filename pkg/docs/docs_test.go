@@ -1,0 +1,217 @@
+package docs
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
+	"golang.org/x/net/html"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// crdsUnder reads every CRD of the YAML files under root, each name once
+// (the first file that defines it), skipping files that are not CRDs or
+// are broken on purpose.
+func crdsUnder(t *testing.T, root string) []*apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	var out []*apiextensionsv1.CustomResourceDefinition
+	seen := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml") {
+			return err
+		}
+		files, err := catalog.ReadFiles([]string{path}, nil, nil)
+		if err != nil {
+			return nil
+		}
+		list, err := files.List(context.Background())
+		if err != nil {
+			return nil
+		}
+		for _, c := range list {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				out = append(out, c.CustomResourceDefinition)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestEveryFieldConstraintAndRuleIsOnThePages walks each schema with
+// explain's walk and finds every field on its CRD's HTML page, by its
+// anchor, with its type, requiredness, description, and every constraint
+// and CEL rule detail, and every field heading and constraint in the
+// Markdown file.
+func TestEveryFieldConstraintAndRuleIsOnThePages(t *testing.T) {
+	roots := []string{filepath.Join("..", "..", "test", "testdata", "crds"), filepath.Join("..", "..", "examples")}
+	corpus := os.Getenv("KUBECTL_CRD_CORPUS")
+	if corpus == "" {
+		corpus = filepath.Join("..", "..", "..", "shared", "corpus")
+	}
+	if _, err := os.Stat(corpus); err == nil {
+		roots = append(roots, corpus)
+	}
+	for _, root := range roots {
+		t.Run(filepath.Base(root), func(t *testing.T) {
+			crds := crdsUnder(t, root)
+			if len(crds) == 0 {
+				t.Fatal("no CRDs")
+			}
+			start := time.Now()
+			site, err := Build(crds, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			if _, err := WriteHTML(site, dir, "Test"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := WriteMarkdown(site, filepath.Join(dir, "md"), "Test"); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d CRDs written as HTML and Markdown in %v", len(crds), time.Since(start).Round(time.Millisecond))
+			fields, checks := 0, 0
+			for _, crd := range crds {
+				page := readPage(t, filepath.Join(dir, crd.Name+".html"))
+				md, err := os.ReadFile(filepath.Join(dir, "md", crd.Name+".md"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, v := range crd.Spec.Versions {
+					root, err := explain.Schema(crd, v.Name)
+					if err != nil {
+						continue
+					}
+					if text := textOf(page[v.Name]); !strings.Contains(text, v.Name) {
+						t.Errorf("%s: no section for version %s", crd.Name, v.Name)
+					}
+					for _, n := range explain.Walk(root, nil, true) {
+						fields++
+						anchor := v.Name + "." + strings.Join(n.Path, ".")
+						node := page[anchor]
+						if node == nil {
+							t.Errorf("%s: no element with id %q", crd.Name, anchor)
+							continue
+						}
+						text := ownText(node)
+						want := []string{n.Path[len(n.Path)-1], explain.TypeName(n.Schema), oneLine(n.Schema.Description)}
+						if n.Required {
+							want = append(want, "required")
+						}
+						for _, c := range explain.Constraints(n.Schema) {
+							want = append(want, c.Label(), oneLine(c.Value))
+							for _, d := range c.Details() {
+								want = append(want, d.Name, oneLine(d.Value))
+							}
+							if c.Transition {
+								want = append(want, "transition rule")
+							}
+						}
+						for _, w := range want {
+							checks++
+							if !strings.Contains(text, w) {
+								t.Errorf("%s: %s: the page lacks %q", crd.Name, anchor, w)
+							}
+						}
+						checks++
+						if !bytes.Contains(md, []byte("`"+strings.Join(n.Path, ".")+"`\n\nType: `"+explain.TypeName(n.Schema)+"`")) {
+							t.Errorf("%s: %s: the Markdown lacks the field", crd.Name, anchor)
+						}
+						for _, c := range explain.Constraints(n.Schema) {
+							checks++
+							if !bytes.Contains(md, []byte(c.Label()+": "+explain.Code(c.Value))) {
+								t.Errorf("%s: %s: the Markdown lacks %s", crd.Name, anchor, c.Label())
+							}
+						}
+					}
+				}
+			}
+			t.Logf("%d fields, %d checks", fields, checks)
+		})
+	}
+}
+
+// readPage parses an HTML page and maps each id to its element.
+func readPage(t *testing.T, path string) map[string]*html.Node {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := html.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]*html.Node{}
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for _, a := range n.Attr {
+			if a.Key == "id" {
+				ids[a.Val] = n
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return ids
+}
+
+// ownText is a field element's text without its nested fields'.
+func ownText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "ul" && hasClass(n, "tree") {
+			return
+		}
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return oneLine(b.String())
+}
+
+func textOf(n *html.Node) string {
+	if n == nil {
+		return ""
+	}
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode {
+			b.WriteString(c.Data)
+		} else {
+			b.WriteString(textOf(c))
+		}
+	}
+	return b.String()
+}
+
+func hasClass(n *html.Node, class string) bool {
+	for _, a := range n.Attr {
+		if a.Key == "class" && strings.Contains(" "+a.Val+" ", " "+class+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLine folds white space, as a browser shows text.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

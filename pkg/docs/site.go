@@ -1,0 +1,156 @@
+// Package docs writes a reference of CRDs that opens from disk: an HTML
+// site (an index with search, a page per CRD) or Markdown files. What it
+// says of a schema comes from pkg/explain (the field walk and the typed
+// constraints), of printer columns from pkg/printers, and of changes
+// between versions from pkg/diff: this package only lays them out.
+package docs
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/diff"
+	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
+	"github.com/kubectl-crd/kubectl-crd/pkg/printers"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/version"
+)
+
+// Site is the reference of a set of CRDs, by group.
+type Site struct {
+	Groups []Group
+}
+
+// Group is the CRDs of one API group, by kind.
+type Group struct {
+	Name  string
+	Pages []*Page
+}
+
+// Page is one CRD's reference.
+type Page struct {
+	CRD *apiextensionsv1.CustomResourceDefinition
+	// File is the page's file name in the site, without its extension.
+	File string
+	// Summary is the first paragraph of the preferred version's schema
+	// description.
+	Summary string
+	// Versions are newest first, as discovery orders them.
+	Versions []*Version
+}
+
+// Version is one version of a CRD: its columns, subresources, fields and
+// what changed from the version before it.
+type Version struct {
+	apiextensionsv1.CustomResourceDefinitionVersion
+	Description string
+	// Constraints are those of the schema's root (rules on the whole
+	// object, required top-level fields).
+	Constraints []explain.Constraint
+	Columns     []apiextensionsv1.CustomResourceColumnDefinition
+	Fields      []*Field
+	// Previous is the version before this one, Changes what changed from
+	// it (nil for the oldest).
+	Previous string
+	Changes  []diff.Change
+	// Sample is an object of the version, as YAML ("" when none).
+	Sample string
+}
+
+// Field is a node of a version's field tree.
+type Field struct {
+	Name        string
+	Path        string // spec.ports.protocol
+	Anchor      string // v1.spec.ports.protocol
+	Type        string
+	Required    bool
+	Description string
+	Constraints []explain.Constraint
+	Fields      []*Field
+}
+
+// Sampler makes an object of a CRD version for its page; docs can do
+// without one.
+type Sampler func(crd *apiextensionsv1.CustomResourceDefinition, version string) (string, error)
+
+// Build lays out the reference of crds. A version without a schema is
+// listed with what it has (columns, subresources) and no fields.
+func Build(crds []*apiextensionsv1.CustomResourceDefinition, sample Sampler) (*Site, error) {
+	byGroup := map[string][]*Page{}
+	for _, crd := range crds {
+		p, err := page(crd, sample)
+		if err != nil {
+			return nil, fmt.Errorf("CustomResourceDefinition %s: %w", crd.Name, err)
+		}
+		byGroup[crd.Spec.Group] = append(byGroup[crd.Spec.Group], p)
+	}
+	site := &Site{}
+	for name, pages := range byGroup {
+		slices.SortFunc(pages, func(a, b *Page) int {
+			return strings.Compare(a.CRD.Spec.Names.Kind+"/"+a.CRD.Name, b.CRD.Spec.Names.Kind+"/"+b.CRD.Name)
+		})
+		site.Groups = append(site.Groups, Group{Name: name, Pages: pages})
+	}
+	slices.SortFunc(site.Groups, func(a, b Group) int { return strings.Compare(a.Name, b.Name) })
+	return site, nil
+}
+
+func page(crd *apiextensionsv1.CustomResourceDefinition, sample Sampler) (*Page, error) {
+	p := &Page{CRD: crd, File: crd.Name}
+	versions := slices.Clone(crd.Spec.Versions)
+	slices.SortStableFunc(versions, func(a, b apiextensionsv1.CustomResourceDefinitionVersion) int {
+		return version.CompareKubeAwareVersionStrings(b.Name, a.Name)
+	})
+	for i, v := range versions {
+		pv := &Version{CustomResourceDefinitionVersion: v}
+		cols, err := printers.Columns(crd, v.Name)
+		if err != nil {
+			return nil, err
+		}
+		pv.Columns = cols
+		if root, err := explain.Schema(crd, v.Name); err == nil {
+			pv.Description = root.Description
+			pv.Constraints = explain.Constraints(root)
+			pv.Fields = fieldTree(v.Name, root)
+		}
+		if i+1 < len(versions) {
+			pv.Previous = versions[i+1].Name
+			pv.Changes = diff.Between(versions[i+1], v)
+		}
+		if sample != nil && v.Served && v.Schema != nil {
+			if pv.Sample, err = sample(crd, v.Name); err != nil {
+				return nil, fmt.Errorf("version %s: a sample: %w", v.Name, err)
+			}
+		}
+		p.Versions = append(p.Versions, pv)
+	}
+	if pref := catalog.VersionNamed(crd, catalog.PreferredVersion(crd)); pref != nil {
+		if root, err := explain.Schema(crd, pref.Name); err == nil {
+			p.Summary, _, _ = strings.Cut(strings.TrimSpace(root.Description), "\n\n")
+		}
+	}
+	return p, nil
+}
+
+// fieldTree nests explain's depth-first walk of a version's schema.
+func fieldTree(versionName string, root *apiextensionsv1.JSONSchemaProps) []*Field {
+	var top []*Field
+	byPath := map[string]*Field{}
+	for _, n := range explain.Walk(root, nil, true) {
+		path := strings.Join(n.Path, ".")
+		f := &Field{
+			Name: n.Path[len(n.Path)-1], Path: path, Anchor: versionName + "." + path,
+			Type: explain.TypeName(n.Schema), Required: n.Required, Description: n.Schema.Description,
+			Constraints: explain.Constraints(n.Schema),
+		}
+		byPath[path] = f
+		if parent := byPath[strings.Join(n.Path[:len(n.Path)-1], ".")]; len(n.Path) > 1 && parent != nil {
+			parent.Fields = append(parent.Fields, f)
+		} else {
+			top = append(top, f)
+		}
+	}
+	return top
+}
