@@ -75,7 +75,7 @@ func TestCompletion(t *testing.T) {
 
 	t.Run("diff", func(t *testing.T) {
 		got, _ := completions(t, "kubectl-crd", nil, "__complete", "d")
-		if want := []string{"diff"}; !slices.Equal(got, want) {
+		if want := []string{"diff", "docs"}; !slices.Equal(got, want) {
 			t.Errorf("verbs: got %q, want %q", got, want)
 		}
 		got, _ = completions(t, "kubectl-crd", nil, "__complete", "diff", "--check", "field-r")
