@@ -6,7 +6,10 @@ import (
 	"path/filepath"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/docs"
+	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
+	"github.com/kubectl-crd/kubectl-crd/pkg/sample"
 	"github.com/spf13/cobra"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // DocsOptions are the options of kubectl crd docs.
@@ -28,8 +31,9 @@ func NewCmdDocs(f *Factory) *cobra.Command {
 arguments name) into a directory: an HTML site that opens from disk
 (index.html with a search over kinds and field paths, a page per CRD with
 a version switcher, printer columns, subresources, the field tree with
-every constraint and CEL rule the server enforces, and what changed from
-the version before), or Markdown files that GitHub renders.
+every constraint and CEL rule the server enforces, a sample object the
+server accepts (kubectl crd sample's), and what changed from the version
+before), or Markdown files that GitHub renders.
 
 The site needs no network and no build step. Files of the same names in
 the directory are replaced; other files are left alone.`,
@@ -75,7 +79,7 @@ func (o *DocsOptions) Run(ctx context.Context) error {
 	if len(crds) == 0 {
 		return fmt.Errorf("no CustomResourceDefinitions to document")
 	}
-	site, err := docs.Build(crds, nil)
+	site, err := docs.Build(crds, sampleYAML(ctx))
 	if err != nil {
 		return err
 	}
@@ -88,4 +92,25 @@ func (o *DocsOptions) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.f.Streams.Out, "Wrote the reference of %d CustomResourceDefinitions: %s\n", len(crds), filepath.Join(o.OutputDir, index))
 	return nil
+}
+
+// sampleYAML makes the samples of a version (kubectl crd sample's) for its
+// page, with the server's refusal in a comment where it has one.
+func sampleYAML(ctx context.Context) docs.Sampler {
+	return func(crd *apiextensionsv1.CustomResourceDefinition, version string, full bool) (string, error) {
+		s, err := sample.Make(ctx, crd, version, sample.Options{Full: full})
+		if err != nil {
+			return "", err
+		}
+		root, err := explain.Schema(crd, version)
+		if err != nil {
+			return "", err
+		}
+		var refused []string
+		for _, c := range s.Refused {
+			refused = append(refused, fmt.Sprintf("%s: %s", c.Field, c.Message))
+		}
+		data, err := sample.YAML(s.Object, root, false, refused)
+		return string(data), err
+	}
 }

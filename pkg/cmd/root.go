@@ -73,6 +73,7 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		NewCmdConvert(f),
 		NewCmdLSP(f),
 		NewCmdDocs(f),
+		NewCmdSample(f),
 		NewCmdVersion(f),
 		NewCmdCompletion(f),
 	)

@@ -89,7 +89,10 @@ func writePage(b *bytes.Buffer, p *Page) {
 			}
 		}
 		if v.Sample != "" {
-			fmt.Fprintf(b, "\n### Sample\n\n```yaml\n%s```\n", v.Sample)
+			fmt.Fprintf(b, "\n### Sample\n\nAn object the API server accepts as a create (`kubectl crd sample`), with the fields it requires:\n\n```yaml\n%s```\n", v.Sample)
+		}
+		if v.FullSample != "" {
+			fmt.Fprintf(b, "\n<details><summary>With every field</summary>\n\n```yaml\n%s```\n\n</details>\n", v.FullSample)
 		}
 		fmt.Fprintf(b, "\n### Fields\n")
 		if root, err := explain.Schema(p.CRD, v.Name); err == nil {

@@ -55,8 +55,10 @@ type Version struct {
 	// it (nil for the oldest).
 	Previous string
 	Changes  []diff.Change
-	// Sample is an object of the version, as YAML ("" when none).
-	Sample string
+	// Sample and FullSample are objects of the version the server
+	// accepts, as YAML: the required fields, and every field ("" when
+	// none).
+	Sample, FullSample string
 }
 
 // Field is a node of a version's field tree.
@@ -71,9 +73,9 @@ type Field struct {
 	Fields      []*Field
 }
 
-// Sampler makes an object of a CRD version for its page; docs can do
-// without one.
-type Sampler func(crd *apiextensionsv1.CustomResourceDefinition, version string) (string, error)
+// Sampler makes an object of a CRD version for its page, with the
+// required fields or every field, as YAML; docs can do without one.
+type Sampler func(crd *apiextensionsv1.CustomResourceDefinition, version string, full bool) (string, error)
 
 // Build lays out the reference of crds. A version without a schema is
 // listed with what it has (columns, subresources) and no fields.
@@ -120,7 +122,10 @@ func page(crd *apiextensionsv1.CustomResourceDefinition, sample Sampler) (*Page,
 			pv.Changes = diff.Between(versions[i+1], v)
 		}
 		if sample != nil && v.Served && v.Schema != nil {
-			if pv.Sample, err = sample(crd, v.Name); err != nil {
+			if pv.Sample, err = sample(crd, v.Name, false); err != nil {
+				return nil, fmt.Errorf("version %s: a sample: %w", v.Name, err)
+			}
+			if pv.FullSample, err = sample(crd, v.Name, true); err != nil {
 				return nil, fmt.Errorf("version %s: a sample: %w", v.Name, err)
 			}
 		}

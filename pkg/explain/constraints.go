@@ -181,7 +181,11 @@ func own(s *apiextensionsv1.JSONSchemaProps, of string) []Constraint {
 // expression's references; a parse finds the same identifier without
 // building the rule's type environment).
 func refersToOldSelf(rule string) bool {
-	ast, errs := celparser.Parse(celcommon.NewTextSource(rule))
+	p, err := celparser.NewParser()
+	if err != nil {
+		return strings.Contains(rule, "oldSelf")
+	}
+	ast, errs := p.Parse(celcommon.NewTextSource(rule))
 	if errs != nil && len(errs.GetErrors()) > 0 {
 		return strings.Contains(rule, "oldSelf")
 	}

@@ -99,9 +99,13 @@ func (g *patternGen) write(b *strings.Builder, re *syntax.Regexp) bool {
 		}
 		return true
 	case syntax.OpAlternate:
-		for _, s := range re.Sub {
+		first := 0
+		if !g.used {
+			first, g.used = g.n, true
+		}
+		for i := range re.Sub {
 			var alt strings.Builder
-			if g.write(&alt, s) {
+			if g.write(&alt, re.Sub[(first+i)%len(re.Sub)]) {
 				b.WriteString(alt.String())
 				return true
 			}
@@ -115,7 +119,7 @@ func (g *patternGen) write(b *strings.Builder, re *syntax.Regexp) bool {
 // or a digit where the class has one, as names need; the n-th one for the
 // first class met.
 func (g *patternGen) pick(ranges []rune) rune {
-	var letters, digits []rune
+	var letters, digits, upper []rune
 	for i := 0; i+1 < len(ranges); i += 2 {
 		for r := max2(int(ranges[i]), '0'); r <= int(min(ranges[i+1], 'z')); r++ {
 			switch {
@@ -123,10 +127,17 @@ func (g *patternGen) pick(ranges []rune) rune {
 				letters = append(letters, rune(r))
 			case r >= '0' && r <= '9':
 				digits = append(digits, rune(r))
+			case r >= 'A' && r <= 'Z':
+				upper = append(upper, rune(r))
 			}
 		}
 	}
-	preferred := append(letters, digits...)
+	preferred := append(append(letters, digits...), upper...)
+	for i := 0; len(preferred) == 0 && i+1 < len(ranges); i += 2 {
+		if ranges[i] <= ' ' && ' ' <= ranges[i+1] {
+			preferred = append(preferred, ' ') // \s: a space, not a tab
+		}
+	}
 	k := 0
 	if !g.used {
 		k, g.used = g.n, true

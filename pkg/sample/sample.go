@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // Options choose what a sample holds.
@@ -54,7 +55,7 @@ func Make(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, ve
 	if err != nil {
 		return nil, err
 	}
-	g := &generator{full: opts.Full, variant: map[string]int{}, omit: map[string]bool{}, include: map[string]bool{}}
+	g := &generator{full: opts.Full, name: dnsName(crd.Spec.Names.Kind), variant: map[string]int{}, omit: map[string]bool{}, include: map[string]bool{}}
 	check := func() (map[string]any, []validate.FieldError) {
 		g.points = g.points[:0]
 		obj := g.object(root, "", 0, true)
@@ -63,7 +64,7 @@ func Make(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, ve
 			obj["apiVersion"] = crd.Spec.Group + "/" + version
 		}
 		obj["kind"] = crd.Spec.Names.Kind
-		obj["metadata"] = map[string]any{"name": dnsName(crd.Spec.Names.Kind)}
+		obj["metadata"] = map[string]any{"name": g.name}
 		res := validator.Create(ctx, obj, "")
 		causes := res.Causes()
 		for _, u := range res.Unknown {
@@ -116,6 +117,7 @@ func signature(causes []validate.FieldError) string {
 // repairs change.
 type generator struct {
 	full bool
+	name string // the object's metadata.name
 	// variant picks among the values at a path (enum values, bounds,
 	// branches of a choice, true or false, int or string).
 	variant map[string]int
@@ -155,10 +157,18 @@ func (g *generator) has(path string, byDefault bool) bool {
 // distinct ones.
 func (g *generator) value(s *apiextensionsv1.JSONSchemaProps, path string, n int) any {
 	s, excluded := g.resolve(s, path)
+	if s.Default != nil && n == 0 && g.choose(path+"#default", 2) == 0 {
+		// The author's own value, which the server checked against the
+		// schema when it took the CRD.
+		var v any
+		if utiljson.Unmarshal(s.Default.Raw, &v) == nil {
+			return v
+		}
+	}
 	switch {
 	case s.XIntOrString:
 		if g.choose(path+"#int-or-string", 2) == 1 || (s.Pattern != "" && len(s.Enum) == 0 && !matches(s.Pattern, "1")) {
-			return str(s, n, g.choose(path, 2))
+			return str(s, n, g.choose(path, 2), g.name)
 		}
 		return number(s, true, n, g.choose(path, 2))
 	case s.Type == "object" || (s.Type == "" && (len(s.Properties) > 0 || s.AdditionalProperties != nil)):
@@ -166,11 +176,11 @@ func (g *generator) value(s *apiextensionsv1.JSONSchemaProps, path string, n int
 	case s.Type == "array":
 		return g.array(s, path, n)
 	case s.Type == "string":
-		options := 2 // another value of the format or pattern
+		options := 1 + len(shapes(g.name)) // other values of the format or pattern, or other shapes
 		if len(s.Enum) > 0 {
 			options = len(s.Enum)
 		}
-		return str(s, n, g.choose(path, options))
+		return str(s, n, g.choose(path, options), g.name)
 	case s.Type == "integer":
 		return number(s, true, n, g.choose(path, 2))
 	case s.Type == "number":
@@ -227,6 +237,11 @@ func (g *generator) objectExcluding(s *apiextensionsv1.JSONSchemaProps, path str
 			if g.has(p, false) {
 				out[c.Name] = g.value(c.Schema, p, n)
 			}
+		case root && c.Name == "spec":
+			// spec, the object's desired state, is in even where the
+			// schema does not require it (and no repair takes it out): a
+			// sample without it shows nothing of the kind.
+			out[c.Name] = g.value(c.Schema, p, n)
 		case g.has(p, g.full):
 			out[c.Name] = g.value(c.Schema, p, n)
 		default:
@@ -308,9 +323,24 @@ func (g *generator) repairs(causes []validate.FieldError) []func() func() {
 	related := func(p string) bool {
 		return field == "" || field == "<nil>" || p == field || under(p, field) || under(field, p)
 	}
-	points := slices.Clone(g.points)
-	// Shallow choices first: a rule on an object is about its fields.
+	// The choices inside the refused field first, shallow ones first (a
+	// rule on an object is about its fields); then those of the objects
+	// around it, the nearest first.
+	var points []point
+	for _, pt := range g.points {
+		if pt.path == field || under(pt.path, field) || field == "" || field == "<nil>" {
+			points = append(points, pt)
+		}
+	}
 	slices.SortStableFunc(points, func(a, b point) int { return depth(a.path) - depth(b.path) })
+	var around []point
+	for _, pt := range g.points {
+		if under(field, pt.path) {
+			around = append(around, pt)
+		}
+	}
+	slices.SortStableFunc(around, func(a, b point) int { return depth(b.path) - depth(a.path) })
+	points = append(points, around...)
 	var out []func() func()
 	var direct []string // optional fields of the refused object, present
 	for _, pt := range points {

@@ -97,3 +97,87 @@ func firstLine(s string) string {
 }
 
 var _ = validate.FieldError{}
+
+// TestHardSchema makes both samples of a CRD that asks for every kind of
+// value the generator knows, and checks what the schema alone says of
+// them beside the validator's verdict.
+func TestHardSchema(t *testing.T) {
+	crd := crdsUnder(t, "testdata")[0]
+	for _, full := range []bool{false, true} {
+		s, err := Make(context.Background(), crd, "v1", Options{Full: full})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Refused) > 0 {
+			t.Fatalf("full %v: refused: %v\n%v", full, s.Refused, s.Object)
+		}
+		spec := s.Object["spec"].(map[string]any)
+		t.Logf("full %v: %v", full, spec)
+		if size := spec["size"].(int64); size <= 10 || size > 20 || size%4 != 0 {
+			t.Errorf("size %d", size)
+		}
+		if step := spec["step"].(int64); step > -3 || step%3 != 0 {
+			t.Errorf("step %d", step)
+		}
+		if r, ok := spec["ratio"].(float64); !ok || r <= 0 || r >= 1 {
+			t.Errorf("ratio %v", spec["ratio"])
+		}
+		tags := spec["tags"].([]any)
+		seen := map[any]bool{}
+		for _, tag := range tags {
+			if !matches(`^[a-z]{2}-[0-9]+$`, tag.(string)) || seen[tag] {
+				t.Errorf("tags %v: not matching or not distinct", tags)
+			}
+			seen[tag] = true
+		}
+		if len(tags) < 3 || len(spec["routes"].([]any)) < 2 || len(spec["labels"].(map[string]any)) < 2 {
+			t.Errorf("counts: %v", spec)
+		}
+		if spec["target"] != "some" {
+			t.Errorf("target %v, want the value not excludes", spec["target"])
+		}
+		_, a := spec["choice"].(map[string]any)["a"]
+		_, b := spec["choice"].(map[string]any)["b"]
+		if a == b {
+			t.Errorf("choice %v: one branch of the oneOf, not both or none", spec["choice"])
+		}
+		_, p := spec["primary"]
+		_, q := spec["secondary"]
+		if p == q {
+			t.Errorf("primary and secondary: exactly one (the rules), got %v and %v", p, q)
+		}
+		if tmpl := spec["template"].(map[string]any); tmpl["apiVersion"] == nil || tmpl["kind"] == nil {
+			t.Errorf("template %v: an embedded resource needs apiVersion and kind", tmpl)
+		}
+		out, err := YAML(s.Object, crd.Spec.Versions[0].Schema.OpenAPIV3Schema, true, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"apiVersion: sample.example.com/v1\nkind: Puzzle\nmetadata:\n  name: puzzle-sample\n", "# rule: has(self.primary) || has(self.secondary)", "  # minimum: 10 (exclusive)\n", "  # items pattern: ^[a-z]{2}-[0-9]+$\n"} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("full %v: the YAML with comments lacks %q:\n%s", full, want, out)
+			}
+		}
+	}
+}
+
+func TestFromPattern(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		lo, hi  int
+	}{
+		{`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`, 0, 63},
+		{`^(\d+|\*)(/\d+)?(\s+(\d+|\*)(/\d+)?){4}$`, 0, 100},
+		{`^[A-Z][a-zA-Z]+$`, 5, 10},
+		{`^sha256:[a-f0-9]{64}$`, 0, 100},
+		{`^(Always|Never|IfNotPresent)$`, 0, 20},
+		{`^[^/]+/[^/]+$`, 0, 100},
+	} {
+		v, ok := fromPattern(c.pattern, c.lo, c.hi, 0)
+		if !ok || !matches(c.pattern, v) || len(v) < max(c.lo, 1) || len(v) > c.hi {
+			t.Errorf("%s [%d,%d]: %q %v", c.pattern, c.lo, c.hi, v, ok)
+		}
+		w, _ := fromPattern(c.pattern, c.lo, c.hi, 1)
+		t.Logf("%s: %q, %q", c.pattern, v, w)
+	}
+}

@@ -1,7 +1,6 @@
 package sample
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
 // formatValues are values of the formats the server checks (those of
@@ -64,10 +64,20 @@ func formatValue(format string, n int) (string, bool) {
 	return "", false
 }
 
+// shapes are the strings a repair tries in turn where a rule refuses a
+// plain word: the kinds of value CEL rules most often ask a string to be
+// (an IP, an image reference, a URL, a DNS name, a path, a number, a
+// duration, a time), and the object's own name, which rules compare
+// fields with.
+func shapes(name string) []string {
+	return []string{name, "192.0.2.1", "192.0.2.0/24", "registry.example.com/repo/sample:v1", "https://example.com/sample", "sample.example.com",
+		"example.com/sample", "/sample", "1", "1h", "2024-01-01T00:00:00Z", "Sample", "sample-1"}
+}
+
 // str makes a string for s: an enum value, a value of its format, one its
 // pattern matches, or a plain word, within its length bounds. n makes it
 // the n-th of several distinct ones (set items, map keys).
-func str(s *apiextensionsv1.JSONSchemaProps, n, variant int) any {
+func str(s *apiextensionsv1.JSONSchemaProps, n, variant int, name string) any {
 	if len(s.Enum) > 0 {
 		return enumValue(s.Enum, n+variant)
 	}
@@ -90,6 +100,13 @@ func str(s *apiextensionsv1.JSONSchemaProps, n, variant int) any {
 			return v
 		}
 	}
+	if sh := shapes(name); variant > 0 && variant <= len(sh) && fits(sh[variant-1]) {
+		v := sh[variant-1]
+		if n > 0 {
+			v += strconv.Itoa(n) // distinct items: a suffix keeps most shapes
+		}
+		return v
+	}
 	word := "sample"
 	if n+variant > 0 {
 		word += strconv.Itoa(n + variant)
@@ -111,7 +128,7 @@ func matches(pattern, v string) bool {
 // enumValue is the i-th value of an enum (round), decoded.
 func enumValue(enum []apiextensionsv1.JSON, i int) any {
 	var v any
-	_ = json.Unmarshal(enum[i%len(enum)].Raw, &v)
+	_ = utiljson.Unmarshal(enum[i%len(enum)].Raw, &v)
 	return v
 }
 

@@ -194,6 +194,9 @@ func TestReferenceInChromium(t *testing.T) {
 	if v := eval[[]string](t, b, shown); !slices.Equal(v, []string{"v1"}) {
 		t.Errorf("at first the page shows %v, want the storage version v1", v)
 	}
+	if text := eval[string](t, b, `document.querySelector("section.version:not([hidden]) pre.sample").textContent`); !strings.Contains(text, "kind: CronTab") || !strings.Contains(text, "name: crontab-sample") {
+		t.Errorf("the version's sample reads %q", text)
+	}
 	b.do(t, chromedp.SetValue(chromedp.ID("version"), "v1beta1"))
 	eval[bool](t, b, `document.getElementById("version").dispatchEvent(new Event("change"))`)
 	if v := eval[[]string](t, b, shown); !slices.Equal(v, []string{"v1beta1"}) {
