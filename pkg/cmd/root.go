@@ -50,7 +50,8 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 	addKlogFlags(flags)
 	prof := &profiling{}
 	prof.addFlags(flags)
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		paceGC(c)
 		if err := prof.start(); err != nil {
 			return err
 		}
