@@ -50,8 +50,7 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 	addKlogFlags(flags)
 	prof := &profiling{}
 	prof.addFlags(flags)
-	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
-		paceGC(c)
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if err := prof.start(); err != nil {
 			return err
 		}
