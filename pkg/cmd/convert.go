@@ -45,41 +45,21 @@ func NewCmdConvert(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "convert -f PATH... [--output-version GROUP/VERSION | --round-trip] | convert TYPE [NAME...] --check",
 		Short: "Convert custom resources between their CRD's versions as the API server does",
-		Long: `Convert the custom resources in local files to another version of their CRD,
-as the API server would return them if they were stored and read at that
-version: decoded at their own version (unknown fields pruned, defaults
-applied), converted to the storage version and back out to the version asked
-for, with the server's own converter. A CRD with the None strategy changes
-apiVersion only; a Webhook CRD's webhook gets the ConversionReview the server
-sends, and its answer is checked as the server checks it (uid, result, number
-of objects, apiVersion and kind, metadata: only labels and annotations may
-change). Then the fields the target version's schema lacks are pruned. The
-objects are not validated (validate does that). CRDs come from the input,
---crds or the cluster.
+		Long: `Convert the custom resources in local files to another version of their
+CRD, as the API server would return them, with its own converter (None,
+or the CRD's webhook, checked as the server checks it; a service's webhook
+is reached with --webhook-url). --round-trip reports what going to each
+other version and back loses; TYPE --check names the stored objects the
+cluster cannot read at every served version.
 
-A webhook given by clientConfig.url is called there, with the CRD's caBundle.
-One given by a service cannot be reached from outside the cluster: run it
-locally or port-forward to it, and give its address with --webhook-url; TLS
-is still verified against NAME.NAMESPACE.svc and the caBundle (--webhook-ca
-adds a CA). Calls time out after 30 s, as the server's, or --request-timeout.
-
---round-trip converts every object to each other served version and back
-(and through two others, with three or more versions), and reports each field
-a trip changes or loses. --check reads the objects stored in the cluster at
-every served version, through the server, and names those it cannot return:
-run it before changing the storage version or pruning storedVersions.
-
-Exit status: 0 when every object converts (and, with --round-trip, comes back
-unchanged); 1 when a conversion fails or a round trip changes an object; 2
-when the input cannot be read, a CRD is missing or a version is unknown.`,
-		Example: `  # The example widgets at v1, as the server would return them
-  kubectl crd convert -f examples/conversion/widgets.yaml --crds examples/conversion/crd.yaml --output-version example.com/v1
-
-  # A webhook run locally (or: kubectl port-forward -n NS service/NAME 9443:443)
-  kubectl crd convert -f widgets.yaml --output-version v2 --webhook-url https://localhost:9443/convert --webhook-ca ca.crt
+Exit status: 0 when every object converts (and comes back unchanged), 1
+when a conversion fails or a round trip changes an object, 2 when the
+input cannot be read, a CRD is missing or a version is unknown.`,
+		Example: `  # The example CronTabs at v1beta1, as the server would return them
+  kubectl crd convert -f examples/objects/valid --crds examples/crds --output-version v1beta1
 
   # What a round trip through the other versions loses
-  kubectl crd convert -f examples/conversion/widgets.yaml --crds examples/conversion/crd.yaml --round-trip
+  kubectl crd convert -f examples/objects/valid --crds examples/crds --round-trip
 
   # Before moving the storage version: can every stored object be read?
   kubectl crd convert widgets --check`,

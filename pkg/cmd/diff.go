@@ -47,17 +47,14 @@ func NewCmdDiff(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "diff -f NEW [--old PATH]",
 		Short: "Show what a CRD upgrade changes, and what it does to the objects already stored",
-		Long: `Compare each CustomResourceDefinition in NEW with the CRD it would replace (the
-live CRD, or with --old the CRD in files) and report every change, each
-with a check name and a severity: versions removed, unserved or no longer
-stored, the storage version moved, scope, and for every version the
-schema's fields, types, required fields, enums, defaults, bounds, patterns,
-nullability, pruning, list types and CEL rules.
-
-Online (unless --no-objects), every object of the CRD is read (in pages,
-read-only) at each version both CRDs serve, and checked as the server
-would check its next unchanged write under NEW: which objects would be
-refused and why, and which fields the new schema would prune.
+		Long: `Compare each CustomResourceDefinition in NEW with the CRD it would replace
+(the live CRD, or --old files) and report every change with a check name
+and a severity: versions removed, unserved or still stored, the storage
+version moved, scope, and each version's fields, types, required fields,
+enums, defaults, bounds, patterns, pruning, list types and CEL rules.
+Online (unless --no-objects), every stored object is read and checked as
+its next write under NEW would be: which would be refused, which fields
+pruned.
 
 Exit status: 0 when nothing is at error severity, 1 when the upgrade
 breaks something, 2 when the input cannot be read.`,

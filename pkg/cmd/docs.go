@@ -90,7 +90,11 @@ func (o *DocsOptions) Run(ctx context.Context) error {
 	if _, err := write(site, o.OutputDir, o.Title); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.f.Streams.Out, "Wrote the reference of %d CustomResourceDefinitions: %s\n", len(crds), filepath.Join(o.OutputDir, index))
+	noun := "CustomResourceDefinitions"
+	if len(crds) == 1 {
+		noun = "CustomResourceDefinition"
+	}
+	fmt.Fprintf(o.f.Streams.Out, "Wrote the reference of %d %s: %s\n", len(crds), noun, filepath.Join(o.OutputDir, index))
 	return nil
 }
 

@@ -36,7 +36,7 @@ or from the client's settings (initializationOptions or
 workspace/didChangeConfiguration: "crds", "offline", "context"); the CRDs
 in a file count for the objects beside them. CRD files are read again when
 they change. Objects are checked as creates. Logs go to standard error, or
---log-file. See README's "In editors" for Neovim, Helix, Emacs and VS Code.`,
+--log-file. See docs/lsp.md for Neovim, Helix, Emacs and VS Code.`,
 		Example: `  # Neovim (0.7+), in init.lua:
   #   vim.lsp.start_client({name = "kubectl-crd", cmd = {"kubectl-crd", "lsp", "--crds", "crds/"}})
   kubectl crd lsp --crds config/crd/bases --log-file /tmp/kubectl-crd-lsp.log`,

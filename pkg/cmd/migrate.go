@@ -41,29 +41,17 @@ func NewCmdMigrate(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "migrate TYPE...",
 		Short: "Move every object of a CRD to its storage version, then prune status.storedVersions",
-		Long: `Move every object of each named CRD to the CRD's storage version, the way
-Kubernetes documents it: every object is written back unchanged (the
-server stores it at the storage version, or leaves it alone where it is
-stored so already), then status.storedVersions is set to the storage
-version alone, so that an old version can be dropped from the CRD.
-
-Before any write, every object is read at the storage version (this runs
-the CRD's conversion); if that fails, nothing is written. A conflict (someone
-else wrote the object) reads it again and retries; 429, 5xx and timeouts are
-retried after the wait the server asks for; a refusal (the object no longer
-passes validation, an admission webhook or policy denies it) is reported and
-the others go on. storedVersions is pruned only when no object failed and the
-CRD's versions did not change meanwhile. Running it again is harmless.
-
-It writes nothing but unchanged objects and the CRD's storedVersions; every
-other kubectl crd verb only reads. It needs: get on
-customresourcedefinitions, list and update on the CRD's resource, and
-update on customresourcedefinitions/status; a 403 names what is missing.
+		Long: `Move every object of each named CRD to the CRD's storage version, as
+Kubernetes documents it: every object is read at the storage version (if
+that fails, nothing is written), written back unchanged, and then
+status.storedVersions is set to the storage version alone, so that an old
+version can be dropped. Conflicts are retried, refusals reported; running
+it again is harmless. It needs get on customresourcedefinitions, list and
+update on the resource, update on customresourcedefinitions/status.
 
 Exit status: 0 when every object is at the storage version and
-storedVersions was pruned, 1 when some objects failed or the CRD changed
-(storedVersions left as it was), 2 for a usage error, a CRD that cannot be
-read, or objects that cannot be read at the storage version.`,
+storedVersions was pruned, 1 when some objects failed or the CRD changed,
+2 for a usage error or objects that cannot be read at the storage version.`,
 		Example: `  # Graduate v1alpha1 to v1: after setting storage: true on v1
   kubectl crd migrate widgets.example.com
 

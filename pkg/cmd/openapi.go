@@ -38,20 +38,17 @@ func NewCmdOpenAPI(f *Factory) *cobra.Command {
 		Use:   "openapi [GROUP/VERSION... | TYPE...]",
 		Short: "Print the OpenAPI documents the API server publishes for CRDs",
 		Long: `Print, built on the client, the OpenAPI documents the API server publishes
-for CustomResourceDefinitions: with --openapi-version=3 (the default) the
-document of /openapi/v3/apis/GROUP/VERSION for each group version given (all
-the CRDs' group versions without an argument); with --openapi-version=2 the
-paths and definitions /openapi/v2 holds for the CRDs of the TYPEs given (all
-CRDs without an argument). JSON output is the server's own bytes.`,
+for CustomResourceDefinitions: v3 (the default) for each GROUP/VERSION
+given, or all; v2 (--openapi-version=2) for the TYPEs given, or all; or
+JSON Schemas for editors and validators (-o jsonschema --output-dir).
+JSON output is the server's own bytes.`,
 		Example: `  # The v3 document of one group version, offline
   kubectl crd openapi stable.example.com/v1 --crds examples/crds
 
-  # Every group version, laid out as the server's paths (kubectl-validate's
-  # --local-schemas reads this directory)
+  # Every group version as the server's paths (for kubectl-validate)
   kubectl crd openapi --output-dir openapi/
 
   # JSON Schemas for kubeconform, and for VS Code's YAML extension
-  # (yaml.kubernetesCRDStore.url set to the directory)
   kubectl crd openapi -o jsonschema --output-dir schemas/
   kubectl crd openapi --layout vscode --output-dir crd-store/
 

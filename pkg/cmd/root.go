@@ -77,6 +77,11 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		NewCmdVersion(f),
 		NewCmdCompletion(f),
 	)
+	for _, c := range root.Commands() {
+		if c.Name() != "version" && c.Name() != "completion" {
+			c.Long += "\n\nReference: " + docsURL + c.Name() + ".md"
+		}
+	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	registerFlagCompletions(root, f)
 	return root
@@ -120,6 +125,9 @@ func quietUnhandledErrors() {
 		},
 	}
 }
+
+// docsURL is where each verb's reference page is.
+const docsURL = "https://github.com/kubectl-crd/kubectl-crd/blob/main/docs/"
 
 // ExitError carries an exit code other than kubectl's default of 1; its
 // message (if any) is printed as any other error.

@@ -51,29 +51,16 @@ func NewCmdValidate(f *Factory) *cobra.Command {
 		Use:   "validate (-f PATH... | PATH... | -k DIR)",
 		Short: "Check local objects as the API server would, before apply",
 		Long: `Check the objects in local files as the API server checks them, with the
-server's own code. Custom resources: unknown fields, defaults, the schema,
-metadata, embedded resources, list types and CEL rules; their CRDs come from
-the cluster, or with --crds from files, and CRDs in the input itself are
-used for the objects beside them (and are checked as the server checks a
-new CRD). Kinds kube-apiserver serves itself (Deployment, Service, Role,
-...): unknown fields, decoding, defaults and each resource's own validation,
-as kube-apiserver 1.37 does; online, the versions the cluster serves, else
-those kube-apiserver serves by default (a removed version is "no matches
-for kind"). Admission (quotas, limit ranges, pod security, policies,
-webhooks) and authorization are the cluster's and are not run: these are
-the checks a dry run reports before admission.
+server's own code: custom resources (unknown fields, defaults, schema,
+metadata, list types, CEL rules), kinds kube-apiserver serves itself
+(decoding, defaults, each resource's validation) and CRDs. CRDs come from
+the cluster, --crds files, or the input itself. Online, an object that
+exists is checked as the update kubectl apply makes of it (--old gives the
+old objects from files). Admission and authorization are not run.
 
-Online, an object that exists is checked as the update kubectl apply makes
-of the live object (its three-way patch: immutable fields, transition rules
-with oldSelf, validation ratcheting), a CRD that exists likewise (versions
-still stored, immutable fields, the ratcheting of CEL rules and schemas it
-already had); --old gives the old objects and CRDs from files instead.
-Kinds that are neither built in nor defined by a CRD are checked, online,
-against the OpenAPI schema the cluster publishes for them, and marked so. Files may be named with
--f or as arguments (as a pre-commit hook passes them). Each problem is
-reported with its file, line and column. Exit status: 0 when every object
-is valid (or skipped), 1 when one is invalid, 2 when the input cannot be
-read or checked.`,
+Each problem is reported with its file, line and column. Exit status: 0
+when every object is valid, 1 when one is invalid, 2 when the input cannot
+be read or checked.`,
 		Example: `  kubectl crd validate -f examples/objects/invalid --crds examples/crds
   kubectl crd validate -f manifests/ -R -o json
   kubectl crd validate --offline --crds crds/ deploy/*.yaml

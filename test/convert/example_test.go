@@ -49,7 +49,7 @@ func startExampleWebhook(t *testing.T, args ...string) (url, ca string) {
 	return url, filepath.Join(certs, "ca.crt")
 }
 
-// TestExampleWebhookLoop runs the README's loop for a webhook author on
+// TestExampleWebhookLoop runs docs/convert.md's loop for a webhook author on
 // the examples: the example webhook, run locally, converts the example
 // backups with no loss; its lossy variant loses spec.retention.copies
 // (which then comes back as v2's default), which --round-trip names with

@@ -49,7 +49,7 @@ func TestCRDStore(t *testing.T) {
 		t.Fatalf("npm install yaml-language-server@%s: %v\n%s", serverVersion, err, out)
 	}
 
-	// The schemas, as the README's recipe exports them.
+	// The schemas, as docs/editors-ci.md's recipe exports them.
 	store := t.TempDir()
 	export := exec.Command("go", "run", "./cmd/kubectl-crd",
 		"openapi", "--layout", "vscode", "--output-dir", store, "--crds", "examples/crds")

@@ -353,22 +353,22 @@ vim.wait(5000, function() return #vim.lsp.get_active_clients() == 0 end, 50)
 vim.cmd("qa!")
 `
 
-// readmeLua is the Neovim configuration the README gives.
+// readmeLua is the Neovim configuration the docs give (docs/lsp.md).
 func readmeLua(t *testing.T) string {
 	t.Helper()
-	readme := string(mustRead(t, filepath.Join(repoRoot, "README.md")))
+	readme := string(mustRead(t, filepath.Join(repoRoot, "docs", "lsp.md")))
 	_, after, ok := strings.Cut(readme, "Neovim (0.7's built-in client")
 	if ok {
 		_, after, ok = strings.Cut(after, "```lua\n")
 	}
 	lua, _, ok2 := strings.Cut(after, "```")
 	if !ok || !ok2 {
-		t.Fatal("README has no Neovim configuration")
+		t.Fatal("docs/lsp.md has no Neovim configuration")
 	}
 	return lua
 }
 
-// TestNeovim: Neovim, configured as the README says (kubectl-crd on PATH,
+// TestNeovim: Neovim, configured as docs/lsp.md says (kubectl-crd on PATH,
 // the CRDs in crds/), opens the invalid example CronTabs; the diagnostics
 // it holds are validate's, on the fields' lines, and a hover shows
 // explain's documentation.

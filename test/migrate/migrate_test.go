@@ -446,7 +446,7 @@ func TestMigrateRefusesCategories(t *testing.T) {
 	}
 }
 
-// TestGraduationExample runs the README's version graduation on
+// TestGraduationExample runs docs/migrate.md's version graduation on
 // examples/graduation: CRD at v1alpha1 and its objects; v1 made the
 // storage version; list and diff say a migration is due; migrate; the
 // server then takes the CRD without v1alpha1.

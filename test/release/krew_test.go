@@ -91,7 +91,7 @@ func checkWithKrew(t *testing.T, root, dist string, platforms []platform) {
 	writeServed(t, manifest, served, server.URL, len(platforms))
 	run(env, filepath.Join(tools, "validate-krew-manifest"), "-manifest", served)
 
-	// kubectl krew install --manifest --archive, as the README says for a
+	// kubectl krew install --manifest --archive, as docs/install.md says for a
 	// downloaded release.
 	archive := filepath.Join(dist, "kubectl-crd_"+version+"_linux_amd64.tar.gz")
 	env, krewRoot := newEnv()
