@@ -1,6 +1,8 @@
 package sample
 
 import (
+	"slices"
+
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
@@ -31,7 +33,7 @@ func (g *generator) resolve(s *apiextensionsv1.JSONSchemaProps, path string) (*a
 		merge(&out, &s.OneOf[b])
 		for i := range s.OneOf {
 			for _, r := range s.OneOf[i].Required {
-				if i != b && !contains(s.OneOf[b].Required, r) {
+				if i != b && !slices.Contains(s.OneOf[b].Required, r) {
 					exclude(r)
 				}
 			}
@@ -55,7 +57,7 @@ func (g *generator) resolve(s *apiextensionsv1.JSONSchemaProps, path string) (*a
 		}
 	}
 	for r := range excluded {
-		if contains(out.Required, r) {
+		if slices.Contains(out.Required, r) {
 			delete(excluded, r)
 		}
 	}
@@ -65,7 +67,7 @@ func (g *generator) resolve(s *apiextensionsv1.JSONSchemaProps, path string) (*a
 // merge adds branch b's value constraints to s (a copy the caller owns).
 func merge(s, b *apiextensionsv1.JSONSchemaProps) {
 	for _, r := range b.Required {
-		if !contains(s.Required, r) {
+		if !slices.Contains(s.Required, r) {
 			s.Required = append(append([]string(nil), s.Required...), r)
 		}
 	}
@@ -110,15 +112,6 @@ func merge(s, b *apiextensionsv1.JSONSchemaProps) {
 		merge(&items, b.Items.Schema)
 		s.Items = &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &items}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func containsJSON(list []apiextensionsv1.JSON, v apiextensionsv1.JSON) bool {

@@ -72,18 +72,18 @@ func (g *patternGen) write(b *strings.Builder, re *syntax.Regexp) bool {
 	case syntax.OpCapture:
 		return g.write(b, re.Sub[0])
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
-		min, max := re.Min, re.Max
+		least, most := re.Min, re.Max // most < 0: no bound
 		switch re.Op {
 		case syntax.OpStar:
-			min, max = 0, -1
+			least, most = 0, -1
 		case syntax.OpPlus:
-			min, max = 1, -1
+			least, most = 1, -1
 		case syntax.OpQuest:
-			min, max = 0, 1
+			least, most = 0, 1
 		}
-		count := max2(min, g.reps)
-		if max >= 0 && count > max {
-			count = max
+		count := max(least, g.reps)
+		if most >= 0 && count > most {
+			count = most
 		}
 		for range count {
 			if !g.write(b, re.Sub[0]) {
@@ -121,7 +121,7 @@ func (g *patternGen) write(b *strings.Builder, re *syntax.Regexp) bool {
 func (g *patternGen) pick(ranges []rune) rune {
 	var letters, digits, upper []rune
 	for i := 0; i+1 < len(ranges); i += 2 {
-		for r := max2(int(ranges[i]), '0'); r <= int(min(ranges[i+1], 'z')); r++ {
+		for r := max(int(ranges[i]), '0'); r <= int(min(ranges[i+1], 'z')); r++ {
 			switch {
 			case r >= 'a' && r <= 'z':
 				letters = append(letters, rune(r))
@@ -153,11 +153,4 @@ func (g *patternGen) pick(ranges []rune) rune {
 		return first
 	}
 	return 'a'
-}
-
-func max2(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
 }
