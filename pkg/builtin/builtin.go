@@ -27,6 +27,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/kubectl-crd/kubectl-crd/internal/applypatch"
+	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -90,7 +91,10 @@ func New(served func(schema.GroupVersionKind) (bool, error), namespaces corev1cl
 	}}
 	kube, aggregator := newScheme(legacyscheme.Scheme, legacyscheme.Codecs), newScheme(aggregatorscheme.Scheme, aggregatorscheme.Codecs)
 	k.schemes = []*scheme{kube, aggregator}
+	// The defaults are those of the version answered as.
+	at := kubeversion.Current()
 	for _, r := range resources(namespaces, kube, aggregator) {
+		r.versions = servedAt(r, at)
 		k.byGK[schema.GroupKind{Group: r.gr.Group, Kind: r.kind}] = &r
 	}
 	return k, nil

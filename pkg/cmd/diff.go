@@ -119,6 +119,11 @@ func (o *DiffOptions) Validate(args []string) error {
 // Complete reads the new CRDs and says where the old ones and the stored
 // objects come from.
 func (o *DiffOptions) Complete() error {
+	// Which stored objects the new CRD refuses is the cluster's version's
+	// answer.
+	if _, err := o.f.UseKubernetesVersion(); err != nil {
+		return err
+	}
 	docs, err := manifest.ReadPaths(o.Filenames, true, o.f.Streams.In)
 	if err != nil {
 		return err

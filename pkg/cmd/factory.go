@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	"github.com/spf13/pflag"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -29,6 +30,11 @@ type Factory struct {
 	NoCluster bool
 	// IndexDir keeps the index of --crds files ("" : no index).
 	IndexDir string
+	// KubernetesVersion (--kubernetes-version) is the version whose
+	// answers to give; "": the cluster's online, else the newest.
+	KubernetesVersion string
+
+	versionChosen bool
 
 	warnMu   sync.Mutex // Warn is called from client-go's warning handler, in any goroutine
 	warned   map[string]bool
@@ -49,6 +55,7 @@ func NewFactory(streams genericiooptions.IOStreams) *Factory {
 func (f *Factory) AddFlags(flags *pflag.FlagSet) {
 	f.ConfigFlags.AddFlags(flags)
 	flags.StringArrayVar(&f.CRDPaths, "crds", nil, "Read CustomResourceDefinitions from this file or directory (recursively) instead of the cluster; repeatable, - for stdin")
+	flags.StringVar(&f.KubernetesVersion, "kubernetes-version", "", "Answer as this Kubernetes version (MAJOR.MINOR) answers: CEL libraries, schema formats, feature-gated fields, built-in kinds served; default: the cluster's, offline the newest")
 	flags.StringVar(&f.IndexDir, "crd-cache-dir", defaultIndexDir(), "Where the index of --crds files is kept, so that later runs decode only the CRDs they use ($"+indexDirEnv+"); \"\" switches it off")
 }
 
@@ -170,6 +177,50 @@ func (f *Factory) cluster() (*catalog.Cluster, error) {
 		return nil, err
 	}
 	return catalog.NewCluster(dc, client.CustomResourceDefinitions()), nil
+}
+
+// UseKubernetesVersion makes this run's answers those of the version
+// asked for with --kubernetes-version or, online and not asked, of the
+// version the cluster runs or emulates (its /version); else of the newest
+// this build knows. The verbs whose answers differ between versions call
+// it before computing any; it returns what it chose.
+func (f *Factory) UseKubernetesVersion() (string, error) {
+	if f.versionChosen {
+		return kubeversion.Current().String(), nil
+	}
+	f.versionChosen = true
+	if f.KubernetesVersion != "" {
+		v, err := kubeversion.Parse(f.KubernetesVersion)
+		if err != nil {
+			return "", fmt.Errorf("--kubernetes-version: %w", err)
+		}
+		if err := kubeversion.Use(v, nil, false); err != nil {
+			return "", fmt.Errorf("--kubernetes-version %s: %w", f.KubernetesVersion, err)
+		}
+		return v.String(), nil
+	}
+	if f.Offline() {
+		return kubeversion.Current().String(), nil
+	}
+	if _, err := f.RESTConfig(); err != nil {
+		// Nothing to ask; the verb reports this where an answer needs
+		// the cluster.
+		return kubeversion.Current().String(), nil
+	}
+	dc, err := f.ConfigFlags.ToDiscoveryClient()
+	if err != nil {
+		return "", err
+	}
+	info, err := dc.ServerVersion()
+	if err != nil {
+		f.Warn(fmt.Sprintf("the cluster's version could not be read (%v); answering as Kubernetes %s", err, kubeversion.Current()))
+		return kubeversion.Current().String(), nil
+	}
+	v, minCompatibility, err := kubeversion.OfServer(info)
+	if err != nil {
+		return "", err
+	}
+	return v.String(), kubeversion.Use(v, minCompatibility, true)
 }
 
 // Cleanup removes what the commands left behind (temporary files).

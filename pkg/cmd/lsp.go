@@ -99,6 +99,6 @@ func (f *Factory) withSettings(s lsp.Settings) *Factory {
 		ctx := s.Context
 		n.Context = &ctx
 	}
-	g.CRDPaths, g.NoCluster, g.IndexDir = s.CRDs, s.Offline, f.IndexDir
+	g.CRDPaths, g.NoCluster, g.IndexDir, g.KubernetesVersion = s.CRDs, s.Offline, f.IndexDir, f.KubernetesVersion
 	return g
 }

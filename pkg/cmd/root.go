@@ -51,6 +51,13 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 	prof := &profiling{}
 	prof.addFlags(flags)
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if f.KubernetesVersion != "" {
+			// Asked for: a version out of range is an error whatever the
+			// verb, before anything runs.
+			if _, err := f.UseKubernetesVersion(); err != nil {
+				return err
+			}
+		}
 		if err := prof.start(); err != nil {
 			return err
 		}

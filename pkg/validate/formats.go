@@ -111,6 +111,8 @@ type sarifLog struct {
 type sarifRun struct {
 	Tool    sarifTool     `json:"tool"`
 	Results []sarifResult `json:"results"`
+	// Properties hold the Kubernetes version answered as.
+	Properties map[string]string `json:"properties"`
 }
 
 type sarifTool struct {
@@ -158,7 +160,8 @@ func (r Report) WriteSARIF(w io.Writer, version string) error {
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{Name: "kubectl-crd", Version: version,
 			InformationURI: "https://github.com/kubectl-crd/kubectl-crd", Rules: []sarifRule{}}},
-		Results: []sarifResult{},
+		Results:    []sarifResult{},
+		Properties: map[string]string{"kubernetesVersion": r.KubernetesVersion},
 	}
 	rules := map[string]int{}
 	emit := func(file, level string, p Problem) {

@@ -3,6 +3,7 @@ package validate
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	"io"
 	"sort"
 	"strings"
@@ -56,7 +57,7 @@ func (p *Printer) Finish(s Summary) error {
 	if p.err != nil {
 		return p.err
 	}
-	r := Report{Results: p.kept, Summary: s}
+	r := Report{Results: p.kept, Summary: s, KubernetesVersion: kubeversion.Current().String()}
 	switch p.format {
 	case "json":
 		enc := json.NewEncoder(p.w)
@@ -135,8 +136,14 @@ func writeTextResult(w io.Writer, res ObjectResult, colour bool) error {
 	return err
 }
 
+// writeSummary writes the counts, and the Kubernetes version answered as
+// where it is not the newest (--kubernetes-version or the cluster's).
 func writeSummary(w io.Writer, s Summary) error {
-	_, err := fmt.Fprintf(w, "%d valid, %d invalid, %d skipped, %d errors\n", s.Valid, s.Invalid, s.Skipped, s.Errors)
+	as := ""
+	if _, newest := kubeversion.Range(); !kubeversion.Current().EqualTo(newest) {
+		as = " (as Kubernetes " + kubeversion.Current().String() + ")"
+	}
+	_, err := fmt.Fprintf(w, "%d valid, %d invalid, %d skipped, %d errors%s\n", s.Valid, s.Invalid, s.Skipped, s.Errors, as)
 	return err
 }
 

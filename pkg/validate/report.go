@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	"runtime"
 	"strings"
 	"sync"
@@ -66,6 +67,9 @@ type Summary struct {
 type Report struct {
 	Results []ObjectResult `json:"results"`
 	Summary Summary        `json:"summary"`
+	// KubernetesVersion is the version whose answers these are
+	// (MAJOR.MINOR; see pkg/kubeversion).
+	KubernetesVersion string `json:"kubernetesVersion"`
 }
 
 // UnknownFields says what unknown fields are: "strict" (errors), "warn"
@@ -499,7 +503,7 @@ func (o *inOrder) done(i int, results []ObjectResult) {
 }
 
 func (o *inOrder) report() Report {
-	return Report{Results: o.kept, Summary: o.summary}
+	return Report{Results: o.kept, Summary: o.summary, KubernetesVersion: kubeversion.Current().String()}
 }
 
 func (s *Summary) count(status string) {

@@ -19,16 +19,28 @@ import (
 // off: ServiceAccount (token controller) and NamespaceLifecycle (objects
 // go to namespaces that were never created, as the tests have always
 // done).
-func startAPIServer(ctx context.Context, dir, etcdURL string, log io.Writer) (*rest.Config, func(), error) {
+//
+// emulated, when not "", is the Kubernetes version the server emulates
+// (--emulated-version): see emulate.
+func startAPIServer(ctx context.Context, dir, etcdURL, emulated string, log io.Writer) (*rest.Config, func(), error) {
 	storage := storagebackend.NewDefaultConfig(etcdPrefix, nil)
 	storage.Transport.ServerList = []string{etcdURL}
 	r := &runner{log: log, dir: dir}
+	flags := []string{
+		"--disable-admission-plugins=ServiceAccount,NamespaceLifecycle",
+		"--enable-priority-and-fairness=false",
+	}
+	var restore func()
+	if emulated != "" {
+		flags = append(flags, "--emulated-version=kube="+emulated)
+		var err error
+		if restore, err = emulate(emulated); err != nil {
+			return nil, nil, err
+		}
+	}
 	var server kubeapiservertesting.TestServer
 	err := r.run(func() (err error) {
-		server, err = kubeapiservertesting.StartTestServer(r, kubeapiservertesting.NewDefaultTestServerOptions(), []string{
-			"--disable-admission-plugins=ServiceAccount,NamespaceLifecycle",
-			"--enable-priority-and-fairness=false",
-		}, storage)
+		server, err = kubeapiservertesting.StartTestServer(r, kubeapiservertesting.NewDefaultTestServerOptions(), flags, storage)
 		return err
 	})
 	stop := func() {
@@ -36,6 +48,9 @@ func startAPIServer(ctx context.Context, dir, etcdURL string, log io.Writer) (*r
 			server.TearDownFn()
 		}
 		r.stop()
+		if restore != nil {
+			restore()
+		}
 	}
 	if err != nil {
 		stop()

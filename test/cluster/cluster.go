@@ -56,6 +56,10 @@ type Options struct {
 	Dir string
 	// Log receives the apiserver's own output; discarded when nil.
 	Log io.Writer
+	// EmulatedVersion ("1.34") makes kube-apiserver emulate that
+	// Kubernetes version, as --emulated-version does; "" for its own.
+	// One emulating cluster at a time per process (see emulate).
+	EmulatedVersion string
 }
 
 // Start starts etcd, kube-apiserver and the front.
@@ -96,7 +100,7 @@ func Start(opts Options) (c *Cluster, err error) {
 	}
 	cleanups = append(cleanups, func() { etcd.Close() })
 
-	backend, stopServer, err := startAPIServer(context.Background(), dir, etcdURL, log)
+	backend, stopServer, err := startAPIServer(context.Background(), dir, etcdURL, opts.EmulatedVersion, log)
 	if err != nil {
 		return nil, err
 	}
