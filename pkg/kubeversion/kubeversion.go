@@ -15,6 +15,8 @@ import (
 	apimachineryversion "k8s.io/apimachinery/pkg/version"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	basecompatibility "k8s.io/component-base/compatibility"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
 )
 
 // effective is the kube component's effective version in the registry.
@@ -95,7 +97,18 @@ func Use(v, minCompatibility *version.Version, cluster bool) error {
 	// newer binary emulating v may go (its own v-3): set after the
 	// emulation version, as the registry's flags do.
 	ev.SetMinCompatibilityVersion(minCompatibility)
-	// Set applies the effective version to the feature gates.
+	// The feature gates take their defaults at v. Online, the client that
+	// read the cluster's version has already read client-go's gates (for
+	// its transport) at the newest version; the server code logs each
+	// such change as a warning. They are the client's, not the answer's:
+	// keep the log for -v=2.
+	gates := compatibility.DefaultComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
+	if g, ok := gates.(featuregate.MutableVersionedFeatureGateWithLogger); ok {
+		if err := g.SetEmulationVersionAndMinCompatibilityVersionWithLogger(klog.Background().V(2), v, minCompatibility); err != nil {
+			return err
+		}
+	}
+	// Set applies the effective version to every registered component.
 	return compatibility.DefaultComponentGlobalsRegistry.Set()
 }
 
