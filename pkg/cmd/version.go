@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 )
@@ -18,6 +19,9 @@ type VersionInfo struct {
 	Version   string `json:"version"`
 	GoVersion string `json:"goVersion"`
 	Platform  string `json:"platform"`
+	// KubernetesVersions are the versions kubectl crd answers as
+	// (--kubernetes-version), oldest..newest.
+	KubernetesVersions string `json:"kubernetesVersions"`
 }
 
 // NewCmdVersion makes kubectl crd version.
@@ -28,11 +32,13 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 		Short: "Print the version of kubectl crd",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			info := VersionInfo{Version: Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+			oldest, newest := kubeversion.Range()
+			info := VersionInfo{Version: Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+				KubernetesVersions: oldest.String() + ".." + newest.String()}
 			out := f.Streams.Out
 			switch output {
 			case "":
-				fmt.Fprintf(out, "kubectl-crd version: %s\nGo version: %s\nPlatform: %s\n", info.Version, info.GoVersion, info.Platform)
+				fmt.Fprintf(out, "kubectl-crd version: %s\nGo version: %s\nPlatform: %s\nAnswers as Kubernetes: %s\n", info.Version, info.GoVersion, info.Platform, info.KubernetesVersions)
 			case "json":
 				b, _ := json.MarshalIndent(info, "", "  ")
 				fmt.Fprintf(out, "%s\n", b)
