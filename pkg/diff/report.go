@@ -3,6 +3,7 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	"io"
 	"sort"
 	"strings"
@@ -19,6 +20,9 @@ type Report struct {
 	Changes []Change       `json:"changes"`
 	Objects []ObjectImpact `json:"objects"`
 	Summary Summary        `json:"summary"`
+	// KubernetesVersion is the version whose answers these are
+	// (MAJOR.MINOR; see pkg/kubeversion).
+	KubernetesVersion string `json:"kubernetesVersion"`
 }
 
 // Summary counts changes by severity and objects by version.
@@ -34,6 +38,7 @@ type Summary struct {
 
 // Summarize fills in the summary.
 func (r *Report) Summarize() {
+	r.KubernetesVersion = kubeversion.Current().String()
 	s := Summary{Objects: r.Summary.Objects}
 	for _, c := range r.Changes {
 		switch c.Severity {
