@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -35,6 +36,11 @@ type Factory struct {
 	KubernetesVersion string
 
 	versionChosen bool
+	// rawOut is standard output as the process has it (Streams.Out
+	// passes on whole lines); nil where the factory was made otherwise.
+	rawOut io.Writer
+	// interrupts handles SIGINT and SIGTERM (nil outside Run).
+	interrupts *interrupts
 
 	warnMu   sync.Mutex // Warn is called from client-go's warning handler, in any goroutine
 	warned   map[string]bool

@@ -69,7 +69,11 @@ func (o *LSPOptions) Run(ctx context.Context) error {
 	if o.f.ConfigFlags.Context != nil {
 		settings.Context = *o.f.ConfigFlags.Context
 	}
-	err := lsp.Serve(ctx, in, o.f.Streams.Out, lsp.Options{
+	out := o.f.Streams.Out
+	if o.f.rawOut != nil {
+		out = o.f.rawOut // the protocol's messages are not lines
+	}
+	err := lsp.Serve(ctx, in, out, lsp.Options{
 		Setup: func(s lsp.Settings) (*validate.Environment, error) {
 			if slices.Contains(s.CRDs, "-") {
 				return nil, errors.New("crds: - (standard input) carries the protocol here: name files or directories")

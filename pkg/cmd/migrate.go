@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/migrate"
@@ -46,12 +48,15 @@ Kubernetes documents it: every object is read at the storage version (if
 that fails, nothing is written), written back unchanged, and then
 status.storedVersions is set to the storage version alone, so that an old
 version can be dropped. Conflicts are retried, refusals reported; running
-it again is harmless. It needs get on customresourcedefinitions, list and
-update on the resource, update on customresourcedefinitions/status.
+it again is harmless. Ctrl-C stops it before its next write (a second one
+at once), storedVersions left as it was. It needs get on
+customresourcedefinitions, list and update on the resource, update on
+customresourcedefinitions/status.
 
 Exit status: 0 when every object is at the storage version and
 storedVersions was pruned, 1 when some objects failed or the CRD changed,
-2 for a usage error or objects that cannot be read at the storage version.`,
+2 for a usage error or objects that cannot be read at the storage version,
+130 (143) when interrupted by SIGINT (SIGTERM).`,
 		Example: `  # Graduate v1alpha1 to v1: after setting storage: true on v1
   kubectl crd migrate widgets.example.com
 
@@ -142,10 +147,30 @@ func (o *MigrateOptions) Complete(ctx context.Context) error {
 
 // Run migrates each CRD in turn.
 func (o *MigrateOptions) Run(ctx context.Context) error {
+	// The first interrupt stops new writes (stop), the second ends the
+	// writes in flight too (ctx).
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop, stopWrites := context.WithCancel(ctx)
+	defer stopWrites()
+	var signalled atomic.Value // os.Signal: the first one
+	if o.f.interrupts != nil {
+		o.f.interrupts.take(func(sig os.Signal) {
+			if signalled.CompareAndSwap(nil, sig) {
+				fmt.Fprintf(o.f.Streams.ErrOut, "\r\033[KInterrupted: no new writes; waiting for those in flight (again to end them at once)\n")
+				stopWrites()
+				return
+			}
+			cancel()
+		})
+	}
 	var results []*migrate.Result
 	code := 0
 	for _, name := range o.names {
-		opts := migrate.Options{ChunkSize: o.ChunkSize, Concurrency: o.Concurrency}
+		if stop.Err() != nil {
+			break // the CRDs after an interrupted one are not started
+		}
+		opts := migrate.Options{ChunkSize: o.ChunkSize, Concurrency: o.Concurrency, Stop: stop}
 		if o.DryRun != "none" {
 			opts.DryRun = o.DryRun
 		}
@@ -169,6 +194,9 @@ func (o *MigrateOptions) Run(ctx context.Context) error {
 			code = 1
 		}
 		results = append(results, r)
+	}
+	if sig, ok := signalled.Load().(os.Signal); ok {
+		code = exitCode(sig)
 	}
 	if err := o.print(results); err != nil {
 		return err
@@ -238,7 +266,10 @@ func writeMigration(b *strings.Builder, r *migrate.Result) {
 		}
 		fmt.Fprintf(b, "  failed %s: %s\n", name, f.Message)
 	}
-	if r.NotPruned != "" {
+	if r.Interrupted {
+		fmt.Fprintf(b, "  interrupted after %d of %d objects: storedVersions %v left as it was; run it again to finish\n",
+			r.Rewritten+r.Accepted+r.Unchanged+r.Gone+len(r.Failed), r.Objects, r.StoredVersionsBefore)
+	} else if r.NotPruned != "" {
 		fmt.Fprintf(b, "  storedVersions %v left as it was: %s\n", r.StoredVersionsBefore, r.NotPruned)
 	} else {
 		fmt.Fprintf(b, "  storedVersions %v is now %v\n", r.StoredVersionsBefore, r.StoredVersionsAfter)

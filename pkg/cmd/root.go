@@ -112,11 +112,21 @@ func addKlogFlags(flags *pflag.FlagSet) {
 // are printed as kubectl prints them.
 func Run(args []string, streams genericiooptions.IOStreams) int {
 	quietUnhandledErrors()
-	f := NewFactory(streams)
+	// Standard output in whole lines, so that an interrupt ends it
+	// between two; the language server's protocol is not lines, and goes
+	// out as it is written.
+	out := &lineWriter{w: streams.Out}
+	f := NewFactory(genericiooptions.IOStreams{In: streams.In, Out: out, ErrOut: streams.ErrOut})
+	f.rawOut = streams.Out
+	f.interrupts = handleInterrupts(out, f.Cleanup)
+	defer f.interrupts.stop()
 	rest.SetDefaultWarningHandler(f)
 	root := newRootCommand(f)
 	root.SetArgs(args)
 	err := root.Execute()
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
 	f.Cleanup()
 	klog.Flush()
 	return printError(streams.ErrOut, err)

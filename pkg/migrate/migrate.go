@@ -42,6 +42,11 @@ type Options struct {
 	DryRun string
 	// Progress, when set, is told how many objects are done of how many.
 	Progress func(done, total int)
+	// Stop, when done (the user interrupted), ends the migration before
+	// its next write: the writes already sent finish (ctx ends those),
+	// storedVersions is left as it was, and the Result says Interrupted.
+	// Nil: never.
+	Stop context.Context
 }
 
 // Result is what a migration did (or, dry, would do).
@@ -67,7 +72,14 @@ type Result struct {
 	Namespaces map[string]int `json:"namespaces,omitempty"`
 	// NotPruned says why storedVersions was left as it was, when it was.
 	NotPruned string `json:"notPruned,omitempty"`
+	// Interrupted: Stop ended the migration; running it again finishes
+	// the job (objects at the storage version are written back
+	// unchanged).
+	Interrupted bool `json:"interrupted,omitempty"`
 }
+
+// errStopped ends the listing when Options.Stop is done.
+var errStopped = errors.New("stopped")
 
 // Failure is an object the server refused to rewrite.
 type Failure struct {
@@ -135,6 +147,15 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 	}
 	r := &Result{CRD: name, StorageVersion: storage, StoredVersionsBefore: crd.Status.StoredVersions,
 		StoredVersionsAfter: crd.Status.StoredVersions, DryRun: opts.DryRun, Failed: []Failure{}}
+	stop := opts.Stop
+	if stop == nil {
+		stop = context.Background()
+	}
+	interrupted := func() *Result {
+		r.Interrupted = true
+		r.NotPruned = "interrupted"
+		return r
+	}
 	gvr := schema.GroupVersionResource{Group: crd.Spec.Group, Version: storage, Resource: crd.Spec.Names.Plural}
 	ri := m.Objects.Resource(gvr)
 
@@ -146,8 +167,15 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 			others = append(others, v)
 		}
 	}
-	check, err := convert.CheckStored(ctx, m.Objects, crd, convert.StoredOptions{Versions: []string{storage}, Also: others,
+	// Nothing is written yet: Stop ends the reads at once.
+	checkCtx, cancelCheck := context.WithCancel(ctx)
+	defer context.AfterFunc(stop, cancelCheck)()
+	check, err := convert.CheckStored(checkCtx, m.Objects, crd, convert.StoredOptions{Versions: []string{storage}, Also: others,
 		PageSize: opts.ChunkSize, Concurrency: opts.Concurrency})
+	cancelCheck()
+	if stop.Err() != nil {
+		return interrupted(), nil
+	}
 	if err != nil {
 		return nil, &ConversionError{Err: err}
 	}
@@ -164,6 +192,9 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 	done := map[string]bool{} // objects already written, should the list start again
 	var mu sync.Mutex
 	err = listing.Each(ctx, ri, opts.ChunkSize, func(page []unstructured.Unstructured) error {
+		if stop.Err() != nil {
+			return errStopped
+		}
 		var todo []unstructured.Unstructured
 		for _, o := range page {
 			if !done[listing.Key(&o)] {
@@ -171,6 +202,9 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 			}
 		}
 		parallel.On(opts.Concurrency, len(todo), func(i int) {
+			if stop.Err() != nil {
+				return // no new write
+			}
 			outcome, failure := m.rewrite(ctx, ri, &todo[i], opts.DryRun == "server")
 			mu.Lock()
 			defer mu.Unlock()
@@ -193,6 +227,10 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 		})
 		return nil
 	})
+	if errors.Is(err, errStopped) || (err == nil && stop.Err() != nil) {
+		sort.Slice(r.Failed, func(i, j int) bool { return failureKey(r.Failed[i]) < failureKey(r.Failed[j]) })
+		return interrupted(), nil
+	}
 	if err != nil {
 		return r, err
 	}

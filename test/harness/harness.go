@@ -175,3 +175,62 @@ func (b *Bin) Replay(first string, timeout time.Duration) (int, []string) {
 	}
 	return len(runs), outputs
 }
+
+// Running is a command started with Start.
+type Running struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	start          time.Time
+	done           chan struct{}
+	err            error
+}
+
+// Start starts one of the built binaries as Run would run it, and returns
+// at once: Signal and Wait follow. The test fails if it has not ended
+// after RunTimeout.
+func (b *Bin) Start(t testing.TB, name string, env []string, args ...string) *Running {
+	t.Helper()
+	home := t.TempDir()
+	r := &Running{done: make(chan struct{})}
+	r.cmd = exec.Command(filepath.Join(b.Dir, name), args...)
+	r.cmd.Env = append([]string{
+		"PATH=" + b.Dir,
+		"HOME=" + home,
+		"KUBECONFIG=" + b.Kubeconfig,
+		"KUBECACHEDIR=" + filepath.Join(home, "cache"),
+	}, env...)
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+	r.start = time.Now()
+	if err := r.cmd.Start(); err != nil {
+		t.Fatalf("starting %s %v: %v", name, args, err)
+	}
+	go func() {
+		r.err = r.cmd.Wait()
+		close(r.done)
+	}()
+	timer := time.AfterFunc(RunTimeout, func() { _ = r.cmd.Process.Kill() })
+	t.Cleanup(func() { timer.Stop(); _ = r.cmd.Process.Kill(); <-r.done })
+	return r
+}
+
+// Signal sends sig to the command.
+func (r *Running) Signal(t testing.TB, sig os.Signal) {
+	t.Helper()
+	if err := r.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("signal %v: %v", sig, err)
+	}
+}
+
+// Wait waits for the command to end and returns what it did. A command
+// that a signal killed (no handler) has Code -1.
+func (r *Running) Wait(t testing.TB) Result {
+	t.Helper()
+	<-r.done
+	res := Result{Stdout: r.stdout.String(), Stderr: r.stderr.String(), Elapsed: time.Since(r.start)}
+	if ee, ok := r.err.(*exec.ExitError); ok {
+		res.Code = ee.ExitCode()
+	} else if r.err != nil {
+		t.Fatalf("%v: %v", r.cmd.Args, r.err)
+	}
+	return res
+}
