@@ -50,9 +50,11 @@ type Factory struct {
 
 // NewFactory makes a Factory writing to streams.
 func NewFactory(streams genericiooptions.IOStreams) *Factory {
+	flags := genericclioptions.NewConfigFlags(true).WithDeprecatedPasswordFlag().WithDiscoveryBurst(300).WithDiscoveryQPS(50.0)
+	flags.WrapConfigFn = nameTheProxy
 	return &Factory{
 		Streams:     streams,
-		ConfigFlags: genericclioptions.NewConfigFlags(true).WithDeprecatedPasswordFlag().WithDiscoveryBurst(300).WithDiscoveryQPS(50.0),
+		ConfigFlags: flags,
 		warned:      map[string]bool{},
 	}
 }

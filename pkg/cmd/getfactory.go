@@ -50,6 +50,7 @@ func (f *Factory) kubectlFactory(ctx context.Context, cat *catalog.Catalog, reso
 
 	if !f.Offline() {
 		f.ConfigFlags.WrapConfigFn = func(c *rest.Config) *rest.Config {
+			c = nameTheProxy(c)
 			prefix := ""
 			if base, _, err := rest.DefaultServerUrlFor(c); err == nil {
 				prefix = base.Path

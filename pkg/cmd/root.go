@@ -4,6 +4,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	goflag "flag"
 	"fmt"
 	"io"
@@ -172,6 +173,13 @@ func printError(w io.Writer, err error) (code int) {
 			return ee.Code
 		}
 		err, extra = ee.Err, ee.Code
+	}
+	// kubectl reads a proxy's refused connection ("connection refused" in
+	// the message) as the server's; say whose it is.
+	var proxy *ProxyError
+	if errors.As(err, &proxy) {
+		fmt.Fprintf(w, "Unable to connect to the server: %v\n", proxy)
+		return max(extra, 1)
 	}
 	cmdutil.BehaviorOnFatal(func(msg string, c int) {
 		if msg != "" {
