@@ -117,6 +117,9 @@ func (o *GetOptions) Run() error {
 		}
 		return nil
 	}
+	if (o.kubectl.Watch || o.kubectl.WatchOnly) && o.f.interrupts != nil {
+		o.f.interrupts.leaveToKubectl()
+	}
 	return o.kubectl.Run(o.factory, o.args)
 }
 

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // interrupts turns SIGINT and SIGTERM into an orderly end. By default the
@@ -14,7 +15,8 @@ import (
 // half-written line) and the factory's cleanups, with 128 + the signal's
 // number, as a shell reports a command the signal ended (130 for Ctrl-C).
 // A verb that must finish what it started (migrate's writes in flight)
-// takes the signals over with take.
+// takes the signals over with take; get --watch leaves them to kubectl's
+// own handler (leaveToKubectl).
 type interrupts struct {
 	out      *lineWriter
 	cleanup  func()
@@ -45,6 +47,18 @@ func (in *interrupts) loop() {
 		in.cleanup()
 		os.Exit(exitCode(sig))
 	}
+}
+
+// leaveToKubectl is for kubectl's code that ends the process itself on
+// these signals (get --watch exits with 1, as kubectl get --watch does):
+// the output stops at a whole line and kubectl's handler ends the
+// process, or this one a moment later if kubectl's was not yet listening.
+func (in *interrupts) leaveToKubectl() {
+	in.take(func(os.Signal) {
+		in.out.stop()
+		in.cleanup()
+		time.AfterFunc(time.Second, func() { os.Exit(1) })
+	})
 }
 
 // take makes h receive the signals instead of the default end.
