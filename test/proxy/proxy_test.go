@@ -63,9 +63,10 @@ func run(m *testing.M) int {
 // cluster went through the proxy, which sends every connection to it.
 const unresolvable = "cluster.invalid"
 
-// kubeconfig writes a kubeconfig for the test cluster with its server
-// changed by edit.
-func kubeconfig(t *testing.T, edit func(server *url.URL) (proxyURL string)) string {
+// unresolvableServer writes a kubeconfig for the test cluster that names
+// it by the unresolvable host, with proxyURL as its proxy-url ("" for
+// none).
+func unresolvableServer(t *testing.T, proxyURL string) string {
 	t.Helper()
 	config, err := clientcmd.LoadFromFile(testCluster.Kubeconfig)
 	if err != nil {
@@ -76,8 +77,8 @@ func kubeconfig(t *testing.T, edit func(server *url.URL) (proxyURL string)) stri
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.ProxyURL = edit(u)
-		c.Server = u.String()
+		u.Host = unresolvable + ":" + u.Port()
+		c.Server, c.ProxyURL = u.String(), proxyURL
 		// The front's certificate names localhost.
 		c.TLSServerName = "localhost"
 	}
@@ -262,10 +263,7 @@ func TestHTTPSProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	config := kubeconfig(t, func(u *url.URL) string {
-		u.Host = unresolvable + ":" + u.Port()
-		return ""
-	})
+	config := unresolvableServer(t, "")
 	runVerbs(t, config, []string{"HTTPS_PROXY=" + p.URL}, p.Connections)
 	for target := range p.Targets() {
 		if !strings.HasPrefix(target, unresolvable+":") {
@@ -284,10 +282,7 @@ func TestNoProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	config := kubeconfig(t, func(u *url.URL) string {
-		u.Host = unresolvable + ":" + u.Port()
-		return ""
-	})
+	config := unresolvableServer(t, "")
 	r := runIn(t, []string{"KUBECONFIG=" + config, "HTTPS_PROXY=" + p.URL, "NO_PROXY=" + unresolvable}, "get", "crontabs", "-A", "--request-timeout", "10s")
 	if r.Code == 0 || !strings.Contains(r.Stderr, unresolvable) || p.Connections() != 0 {
 		t.Errorf("exit %d, %d connections through the proxy; want a direct dial of %s that fails:\n%s", r.Code, p.Connections(), unresolvable, r.Stderr)
@@ -307,10 +302,7 @@ func TestSOCKS5ProxyURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	config := kubeconfig(t, func(u *url.URL) string {
-		u.Host = unresolvable + ":" + u.Port()
-		return p.URL
-	})
+	config := unresolvableServer(t, p.URL)
 	runVerbs(t, config, nil, p.Connections)
 	t.Logf("connections through the proxy: %v", p.Targets())
 }
@@ -365,10 +357,7 @@ func TestProxyFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	gone.Close()
-	config := kubeconfig(t, func(u *url.URL) string {
-		u.Host = unresolvable + ":" + u.Port()
-		return ""
-	})
+	config := unresolvableServer(t, "")
 	for _, c := range []struct {
 		name, proxy, says string
 	}{
