@@ -5,16 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/diff"
+	"github.com/kubectl-crd/kubectl-crd/pkg/listing"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/spf13/cobra"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 )
@@ -210,24 +210,12 @@ func (o *DiffOptions) report(ctx context.Context, n newCRD) (diff.Report, error)
 			if !v.Served || !apihelpers.HasServedCRDVersion(old, v.Name) {
 				continue
 			}
-			objs, err := o.list(ctx, old, v.Name)
-			if err != nil {
-				return r, err
-			}
-			impacts, counts, err := diff.Impact(ctx, n.crd.CustomResourceDefinition, v.Name, objs)
+			counts, err := o.scan(ctx, old, n.crd.CustomResourceDefinition, v.Name, &r.Objects)
 			if err != nil {
 				return r, err
 			}
 			r.Summary.Objects[v.Name] = counts
-			r.Objects = append(r.Objects, impacts...)
 			changes = append(changes, diff.ImpactChanges(v.Name, counts)...)
-		}
-		sort.SliceStable(r.Objects, func(i, j int) bool {
-			a, b := r.Objects[i], r.Objects[j]
-			return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
-		})
-		if len(r.Objects) > o.ShowObjects {
-			r.Objects = r.Objects[:o.ShowObjects]
 		}
 	}
 	return o.judged(r, n, changes)
@@ -246,21 +234,31 @@ func (o *DiffOptions) judged(r diff.Report, n newCRD, changes []diff.Change) (di
 	return r, nil
 }
 
-// list reads every object of a CRD at a version, in pages.
-func (o *DiffOptions) list(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, version string) ([]map[string]any, error) {
-	gvr := schema.GroupVersionResource{Group: crd.Spec.Group, Version: version, Resource: crd.Spec.Names.Plural}
-	var out []map[string]any
-	opts := metav1.ListOptions{Limit: 500}
-	for {
-		list, err := o.objects.Resource(gvr).List(ctx, opts)
-		if err != nil {
-			return nil, fmt.Errorf("listing %s: %w", gvr.GroupResource(), err)
-		}
-		for _, item := range list.Items {
-			out = append(out, item.Object)
-		}
-		if opts.Continue = list.GetContinue(); opts.Continue == "" {
-			return out, nil
-		}
+// scan checks every stored object of the old CRD, read at version, against
+// the new CRD, a page at a time, so that memory does not grow with the
+// objects: only the counts and the first ShowObjects affected objects
+// (into shown) are kept.
+func (o *DiffOptions) scan(ctx context.Context, old, newCRD *apiextensionsv1.CustomResourceDefinition, version string, shown *[]diff.ObjectImpact) (diff.VersionImpact, error) {
+	var counts diff.VersionImpact
+	checker, err := diff.NewImpactChecker(newCRD, version)
+	if err != nil {
+		return counts, err
 	}
+	gvr := schema.GroupVersionResource{Group: old.Spec.Group, Version: version, Resource: old.Spec.Names.Plural}
+	seen := map[string]bool{} // a list that starts again sends objects again
+	err = listing.Each(ctx, o.objects.Resource(gvr), 500, func(page []unstructured.Unstructured) error {
+		objs := make([]map[string]any, 0, len(page))
+		for i := range page {
+			if key := listing.Key(&page[i]); !seen[key] {
+				seen[key] = true
+				objs = append(objs, page[i].Object)
+			}
+		}
+		*shown = diff.FirstByName(append(*shown, checker.Check(ctx, objs, &counts)...), o.ShowObjects)
+		return nil
+	})
+	if err != nil {
+		return counts, fmt.Errorf("listing %s: %w", gvr.GroupResource(), err)
+	}
+	return counts, nil
 }

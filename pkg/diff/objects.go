@@ -27,26 +27,39 @@ type VersionImpact struct {
 	Pruned  int `json:"pruned"`
 }
 
-// Impact checks each object, as read at version while the old CRD is in
-// force, as the server would check an unchanged update of it under the
-// new CRD (with the ratcheting the server applies to an update): which
-// would be refused and why, and which fields the new schema would drop.
-// Objects the new CRD leaves alone are not listed.
-func Impact(ctx context.Context, newCRD *apiextensionsv1.CustomResourceDefinition, version string, objs []map[string]any) ([]ObjectImpact, VersionImpact, error) {
+// ImpactChecker checks the stored objects of one version against a new
+// CRD, a page at a time: its validator is built once.
+type ImpactChecker struct {
+	v       *validate.Validator
+	version string
+}
+
+// NewImpactChecker makes the checker of the objects read at version.
+func NewImpactChecker(newCRD *apiextensionsv1.CustomResourceDefinition, version string) (*ImpactChecker, error) {
 	v, err := validate.NewValidator(newCRD, version)
 	if err != nil {
-		return nil, VersionImpact{}, err
+		return nil, err
 	}
+	return &ImpactChecker{v: v, version: version}, nil
+}
+
+// Check checks each object, as read at the version while the old CRD is
+// in force, as the server would check an unchanged update of it under the
+// new CRD (with the ratcheting the server applies to an update): which
+// would be refused and why, and which fields the new schema would drop.
+// It adds the objects to counts, and returns those the new CRD does not
+// leave alone.
+func (c *ImpactChecker) Check(ctx context.Context, objs []map[string]any, counts *VersionImpact) []ObjectImpact {
 	var out []ObjectImpact
-	counts := VersionImpact{Checked: len(objs)}
+	counts.Checked += len(objs)
 	for _, obj := range objs {
-		res := v.Update(ctx, obj, obj)
+		res := c.v.Update(ctx, obj, obj)
 		refused := res.Causes()
 		if len(refused) == 0 && len(res.Unknown) == 0 {
 			continue
 		}
 		u := unstructured.Unstructured{Object: obj}
-		impact := ObjectImpact{Namespace: u.GetNamespace(), Name: u.GetName(), Version: version, Refused: refused, Pruned: res.Unknown}
+		impact := ObjectImpact{Namespace: u.GetNamespace(), Name: u.GetName(), Version: c.version, Refused: refused, Pruned: res.Unknown}
 		if impact.Refused == nil {
 			impact.Refused = []validate.FieldError{}
 		}
@@ -62,7 +75,20 @@ func Impact(ctx context.Context, newCRD *apiextensionsv1.CustomResourceDefinitio
 		}
 		out = append(out, impact)
 	}
-	return out, counts, nil
+	return out
+}
+
+// FirstByName keeps the n first impacts by namespace and name: what a
+// report shows of however many objects were affected.
+func FirstByName(impacts []ObjectImpact, n int) []ObjectImpact {
+	sort.SliceStable(impacts, func(i, j int) bool {
+		a, b := impacts[i], impacts[j]
+		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
+	})
+	if len(impacts) > n {
+		impacts = impacts[:n:n]
+	}
+	return impacts
 }
 
 // ImpactChanges are the changes that say what the new CRD does to the
