@@ -157,7 +157,11 @@ func (o *MigrateOptions) Run(ctx context.Context) error {
 	if o.f.interrupts != nil {
 		o.f.interrupts.take(func(sig os.Signal) {
 			if signalled.CompareAndSwap(nil, sig) {
-				fmt.Fprintf(o.f.Streams.ErrOut, "\r\033[KInterrupted: no new writes; waiting for those in flight (again to end them at once)\n")
+				clear := "" // the progress line, on a terminal
+				if isTerminal(o.f.Streams.ErrOut) {
+					clear = "\r\033[K"
+				}
+				fmt.Fprintf(o.f.Streams.ErrOut, "%sInterrupted: no new writes; waiting for those in flight (again to end them at once)\n", clear)
 				stopWrites()
 				return
 			}
@@ -255,6 +259,9 @@ func writeMigration(b *strings.Builder, r *migrate.Result) {
 	if r.DryRun == "server" {
 		fmt.Fprintf(b, "%s: %d objects sent to the server at %s (dry run: nothing written): %d accepted, %d gone, %d would fail\n",
 			r.CRD, r.Objects, r.StorageVersion, r.Accepted, r.Gone, len(r.Failed))
+	} else if r.Interrupted {
+		fmt.Fprintf(b, "%s: interrupted, %d of %d objects done at %s: %d rewritten, %d unchanged, %d gone, %d failed\n",
+			r.CRD, r.Rewritten+r.Unchanged+r.Gone+len(r.Failed), r.Objects, r.StorageVersion, r.Rewritten, r.Unchanged, r.Gone, len(r.Failed))
 	} else {
 		fmt.Fprintf(b, "%s: %d objects migrated to %s: %d rewritten, %d unchanged, %d gone, %d failed\n",
 			r.CRD, r.Objects, r.StorageVersion, r.Rewritten, r.Unchanged, r.Gone, len(r.Failed))
@@ -267,8 +274,7 @@ func writeMigration(b *strings.Builder, r *migrate.Result) {
 		fmt.Fprintf(b, "  failed %s: %s\n", name, f.Message)
 	}
 	if r.Interrupted {
-		fmt.Fprintf(b, "  interrupted after %d of %d objects: storedVersions %v left as it was; run it again to finish\n",
-			r.Rewritten+r.Accepted+r.Unchanged+r.Gone+len(r.Failed), r.Objects, r.StoredVersionsBefore)
+		fmt.Fprintf(b, "  storedVersions %v left as it was; run it again to finish\n", r.StoredVersionsBefore)
 	} else if r.NotPruned != "" {
 		fmt.Fprintf(b, "  storedVersions %v left as it was: %s\n", r.StoredVersionsBefore, r.NotPruned)
 	} else {

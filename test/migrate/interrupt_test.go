@@ -86,6 +86,7 @@ func TestMigrateInterrupted(t *testing.T) {
 			if got := f.crd().Status.StoredVersions; fmt.Sprint(got) != "[v1alpha1 v1]" {
 				t.Errorf("storedVersions after the interrupt: %v, want it as it was", got)
 			}
+			stored := f.stored()
 			if c.output == "json" {
 				var res migrate.Result
 				if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil {
@@ -96,11 +97,16 @@ func TestMigrateInterrupted(t *testing.T) {
 				}
 			} else {
 				t.Logf("the report:\n%s%s", r.Stdout, r.Stderr)
-				if want := fmt.Sprintf("of %d objects: storedVersions [v1alpha1 v1] left as it was; run it again to finish", objects); !strings.Contains(r.Stdout, want) {
-					t.Errorf("the report lacks %q:\n%s", want, r.Stdout)
+				for _, want := range []string{fmt.Sprintf("interrupted, %d of %d objects done at v1: %d rewritten", stored[group+"/v1"], objects, stored[group+"/v1"]),
+					"storedVersions [v1alpha1 v1] left as it was; run it again to finish"} {
+					if !strings.Contains(r.Stdout, want) {
+						t.Errorf("the report lacks %q:\n%s", want, r.Stdout)
+					}
+				}
+				if strings.Contains(r.Stderr, "\033") {
+					t.Errorf("terminal escapes on a stderr that is not a terminal: %q", r.Stderr)
 				}
 			}
-			stored := f.stored()
 			if stored[group+"/v1"] < 40 || stored[group+"/v1"]+stored[group+"/v1alpha1"] != objects {
 				t.Errorf("etcd after the interrupt: %v", stored)
 			}
