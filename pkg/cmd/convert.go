@@ -134,7 +134,7 @@ func (o *ConvertOptions) Validate(args []string) error {
 // Complete makes the catalog.
 func (o *ConvertOptions) Complete() error {
 	// Converted objects are checked as the cluster's version checks them.
-	if _, err := o.f.UseKubernetesVersion(); err != nil {
+	if err := o.f.UseKubernetesVersion(); err != nil {
 		return err
 	}
 	var err error

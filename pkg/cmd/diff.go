@@ -121,7 +121,7 @@ func (o *DiffOptions) Validate(args []string) error {
 func (o *DiffOptions) Complete() error {
 	// Which stored objects the new CRD refuses is the cluster's version's
 	// answer.
-	if _, err := o.f.UseKubernetesVersion(); err != nil {
+	if err := o.f.UseKubernetesVersion(); err != nil {
 		return err
 	}
 	docs, err := manifest.ReadPaths(o.Filenames, true, o.f.Streams.In)

@@ -69,7 +69,7 @@ func (o *DocsOptions) Validate() error {
 // Run reads the CRDs and writes the reference.
 func (o *DocsOptions) Run(ctx context.Context) error {
 	// The samples are objects the cluster's version accepts.
-	if _, err := o.f.UseKubernetesVersion(); err != nil {
+	if err := o.f.UseKubernetesVersion(); err != nil {
 		return err
 	}
 	cat, err := o.f.Catalog()

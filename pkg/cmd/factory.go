@@ -190,45 +190,45 @@ func (f *Factory) cluster() (*catalog.Cluster, error) {
 // UseKubernetesVersion makes this run's answers those of the version
 // asked for with --kubernetes-version or, online and not asked, of the
 // version the cluster runs or emulates (its /version); else of the newest
-// this build knows. The verbs whose answers differ between versions call
-// it before computing any; it returns what it chose.
-func (f *Factory) UseKubernetesVersion() (string, error) {
+// this build knows (kubeversion.Current says which). The verbs whose
+// answers differ between versions call it before computing any.
+func (f *Factory) UseKubernetesVersion() error {
 	if f.versionChosen {
-		return kubeversion.Current().String(), nil
+		return nil
 	}
 	f.versionChosen = true
 	if f.KubernetesVersion != "" {
 		v, err := kubeversion.Parse(f.KubernetesVersion)
 		if err != nil {
-			return "", fmt.Errorf("--kubernetes-version: %w", err)
+			return fmt.Errorf("--kubernetes-version: %w", err)
 		}
 		if err := kubeversion.Use(v, nil, false); err != nil {
-			return "", fmt.Errorf("--kubernetes-version %s: %w", f.KubernetesVersion, err)
+			return fmt.Errorf("--kubernetes-version %s: %w", f.KubernetesVersion, err)
 		}
-		return v.String(), nil
+		return nil
 	}
 	if f.Offline() {
-		return kubeversion.Current().String(), nil
+		return nil
 	}
 	if _, err := f.RESTConfig(); err != nil {
 		// Nothing to ask; the verb reports this where an answer needs
 		// the cluster.
-		return kubeversion.Current().String(), nil
+		return nil
 	}
 	dc, err := f.ConfigFlags.ToDiscoveryClient()
 	if err != nil {
-		return "", err
+		return err
 	}
 	info, err := dc.ServerVersion()
 	if err != nil {
 		f.Warn(fmt.Sprintf("the cluster's version could not be read (%v); answering as Kubernetes %s", err, kubeversion.Current()))
-		return kubeversion.Current().String(), nil
+		return nil
 	}
 	v, minCompatibility, err := kubeversion.OfServer(info)
 	if err != nil {
-		return "", err
+		return err
 	}
-	return v.String(), kubeversion.Use(v, minCompatibility, true)
+	return kubeversion.Use(v, minCompatibility, true)
 }
 
 // Cleanup removes what the commands left behind (temporary files).

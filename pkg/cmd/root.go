@@ -55,7 +55,7 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		if f.KubernetesVersion != "" {
 			// Asked for: a version out of range is an error whatever the
 			// verb, before anything runs.
-			if _, err := f.UseKubernetesVersion(); err != nil {
+			if err := f.UseKubernetesVersion(); err != nil {
 				return err
 			}
 		}

@@ -103,7 +103,7 @@ func (o *SampleOptions) Run(ctx context.Context, typ string) error {
 // sample: --api-version's, or the resolved (preferred) one.
 func (o *SampleOptions) target(ctx context.Context, typ string) (*apiextensionsv1.CustomResourceDefinition, string, error) {
 	// What the server accepts is its version's answer.
-	if _, err := o.f.UseKubernetesVersion(); err != nil {
+	if err := o.f.UseKubernetesVersion(); err != nil {
 		return nil, "", err
 	}
 	cat, err := o.f.Catalog()

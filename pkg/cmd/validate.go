@@ -160,7 +160,7 @@ func (o *ValidateOptions) Complete() error {
 // the versions the cluster serves), the schemas the cluster publishes for
 // other kinds, and the namespace objects without one go to.
 func checkEnvironment(f *Factory) (*validate.Environment, error) {
-	if _, err := f.UseKubernetesVersion(); err != nil {
+	if err := f.UseKubernetesVersion(); err != nil {
 		return nil, err
 	}
 	cat, err := f.Catalog()
