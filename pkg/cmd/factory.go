@@ -42,10 +42,11 @@ type Factory struct {
 	// interrupts handles SIGINT and SIGTERM (nil outside Run).
 	interrupts *interrupts
 
-	warnMu   sync.Mutex // Warn is called from client-go's warning handler, in any goroutine
-	warned   map[string]bool
-	catalog  *catalog.Catalog
-	cleanups []func()
+	warnMu    sync.Mutex // Warn is called from client-go's warning handler, in any goroutine
+	warned    map[string]bool
+	catalog   *catalog.Catalog
+	cleanupMu sync.Mutex
+	cleanups  []func()
 }
 
 // NewFactory makes a Factory writing to streams.
@@ -231,12 +232,23 @@ func (f *Factory) UseKubernetesVersion() error {
 	return kubeversion.Use(v, minCompatibility, true)
 }
 
+// onCleanup adds c to what Cleanup runs.
+func (f *Factory) onCleanup(c func()) {
+	f.cleanupMu.Lock()
+	f.cleanups = append(f.cleanups, c)
+	f.cleanupMu.Unlock()
+}
+
 // Cleanup removes what the commands left behind (temporary files).
 func (f *Factory) Cleanup() {
-	for _, c := range f.cleanups {
+	// An interrupt's handler runs this from its own goroutine.
+	f.cleanupMu.Lock()
+	cleanups := f.cleanups
+	f.cleanups = nil
+	f.cleanupMu.Unlock()
+	for _, c := range cleanups {
 		c()
 	}
-	f.cleanups = nil
 }
 
 func uniquePaths(paths []string) []string {

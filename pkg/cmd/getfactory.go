@@ -116,7 +116,7 @@ func (f *Factory) stdinToFile(filenames *[]string) error {
 		if err != nil {
 			return err
 		}
-		f.cleanups = append(f.cleanups, func() { os.RemoveAll(dir) })
+		f.onCleanup(func() { os.RemoveAll(dir) })
 		docs, err := manifest.ReadAll("-", f.Streams.In)
 		if err != nil {
 			return err

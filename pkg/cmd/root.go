@@ -62,7 +62,7 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		if err := prof.start(); err != nil {
 			return err
 		}
-		f.cleanups = append(f.cleanups, func() {
+		f.onCleanup(func() {
 			if err := prof.flush(); err != nil {
 				fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
 			}
