@@ -34,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apiserver/pkg/endpoints/deprecation"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -73,12 +74,13 @@ func newScheme(s *runtime.Scheme, codecs serializer.CodecFactory) *scheme {
 	return out
 }
 
-// New makes Kinds. served, when not nil, says which versions the cluster
+// New makes Kinds as Kubernetes at answers (its kinds served by
+// default; nil: the newest this build knows). served, when not nil, says which versions the cluster
 // serves (its discovery); nil takes kube-apiserver's defaults. namespaces
 // reads namespaces for the checks that need one (a ResourceClaim asking
 // for admin access); nil when there is no cluster: those checks then fail
 // saying so.
-func New(served func(schema.GroupVersionKind) (bool, error), namespaces corev1client.NamespaceInterface) (*Kinds, error) {
+func New(at *version.Version, served func(schema.GroupVersionKind) (bool, error), namespaces corev1client.NamespaceInterface) (*Kinds, error) {
 	if namespaces == nil {
 		var err error
 		if namespaces, err = offlineNamespaces(); err != nil {
@@ -92,7 +94,9 @@ func New(served func(schema.GroupVersionKind) (bool, error), namespaces corev1cl
 	kube, aggregator := newScheme(legacyscheme.Scheme, legacyscheme.Codecs), newScheme(aggregatorscheme.Scheme, aggregatorscheme.Codecs)
 	k.schemes = []*scheme{kube, aggregator}
 	// The defaults are those of the version answered as.
-	at := kubeversion.Current()
+	if at == nil {
+		_, at = kubeversion.Range()
+	}
 	for _, r := range resources(namespaces, kube, aggregator) {
 		r.versions = servedAt(r, at)
 		k.byGK[schema.GroupKind{Group: r.gr.Group, Kind: r.kind}] = &r

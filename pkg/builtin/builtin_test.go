@@ -16,7 +16,7 @@ import (
 
 func kinds(t *testing.T) *Kinds {
 	t.Helper()
-	k, err := New(nil, nil)
+	k, err := New(nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +317,7 @@ func TestLookup(t *testing.T) {
 	// A cluster's discovery decides what is served: here, a beta version
 	// whose resource kubectl crd knows.
 	beta := schema.GroupVersionKind{Group: "resource.k8s.io", Version: "v1beta2", Kind: "DeviceClass"}
-	online, err := New(func(gvk schema.GroupVersionKind) (bool, error) { return gvk == beta, nil }, nil)
+	online, err := New(nil, func(gvk schema.GroupVersionKind) (bool, error) { return gvk == beta, nil }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +356,7 @@ func TestResources(t *testing.T) {
 // version a cluster still serves.
 func TestDeprecatedVersion(t *testing.T) {
 	beta := schema.GroupVersionKind{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3", Kind: "FlowSchema"}
-	k, err := New(func(gvk schema.GroupVersionKind) (bool, error) { return gvk == beta, nil }, nil)
+	k, err := New(nil, func(gvk schema.GroupVersionKind) (bool, error) { return gvk == beta, nil }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

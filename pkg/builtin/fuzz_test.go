@@ -25,7 +25,7 @@ func FuzzCheck(f *testing.F) {
 			f.Add([]byte(doc), []byte(doc))
 		}
 	}
-	kinds, err := New(nil, nil)
+	kinds, err := New(nil, nil, nil)
 	if err != nil {
 		f.Fatal(err)
 	}

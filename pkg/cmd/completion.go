@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -12,10 +13,20 @@ import (
 	"k8s.io/client-go/metadata"
 )
 
+// CompletionOptions are the options of kubectl crd completion.
+type CompletionOptions struct {
+	args []string
+	root *cobra.Command
+	out  io.Writer
+}
+
+var shells = []string{"bash", "zsh", "fish", "powershell"}
+
 // NewCmdCompletion makes kubectl crd completion SHELL: the completion
 // script of the kubectl-crd binary. (kubectl's own completion completes
 // "kubectl crd ..." through the kubectl_complete-crd script instead.)
 func NewCmdCompletion(f *Factory) *cobra.Command {
+	o := &CompletionOptions{}
 	return &cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
 		Short: "Print the shell completion script of kubectl-crd",
@@ -28,27 +39,41 @@ kubectl_complete-crd script (in the release archives and plugins/) on PATH.`,
 		Example: `  source <(kubectl-crd completion bash)
   kubectl-crd completion zsh > "${fpath[1]}/_kubectl-crd"
   kubectl-crd completion fish > ~/.config/fish/completions/kubectl-crd.fish`,
-		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
-		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
-		RunE: func(c *cobra.Command, args []string) error {
-			// The scripts complete the binary's name, not the root's
-			// display name "crd".
-			root := c.Root()
-			use := root.Use
-			root.Use = "kubectl-crd"
-			defer func() { root.Use = use }()
-			out := f.Streams.Out
-			switch args[0] {
-			case "bash":
-				return root.GenBashCompletionV2(out, true)
-			case "zsh":
-				return root.GenZshCompletion(out)
-			case "fish":
-				return root.GenFishCompletion(out, true)
-			default:
-				return root.GenPowerShellCompletionWithDesc(out)
-			}
-		},
+		ValidArgs: shells,
+		RunE:      run(f, o),
+	}
+}
+
+// Complete takes the shell and the command tree.
+func (o *CompletionOptions) Complete(f *Factory, c *cobra.Command, args []string) error {
+	o.args, o.root, o.out = args, c.Root(), f.Streams.Out
+	return nil
+}
+
+// Validate checks that one known shell is named.
+func (o *CompletionOptions) Validate() error {
+	if len(o.args) != 1 || !slices.Contains(shells, o.args[0]) {
+		return fmt.Errorf("invalid argument %q for %q: name one shell of %s", strings.Join(o.args, " "), "kubectl crd completion", strings.Join(shells, ", "))
+	}
+	return nil
+}
+
+// Run prints the script.
+func (o *CompletionOptions) Run(context.Context) error {
+	// The scripts complete the binary's name, not the root's display
+	// name "crd".
+	use := o.root.Use
+	o.root.Use = "kubectl-crd"
+	defer func() { o.root.Use = use }()
+	switch o.args[0] {
+	case "bash":
+		return o.root.GenBashCompletionV2(o.out, true)
+	case "zsh":
+		return o.root.GenZshCompletion(o.out)
+	case "fish":
+		return o.root.GenFishCompletion(o.out, true)
+	default:
+		return o.root.GenPowerShellCompletionWithDesc(o.out)
 	}
 }
 
@@ -105,17 +130,10 @@ func completeGroupVersions(f *Factory) cobra.CompletionFunc {
 	}
 }
 
-func contextOf(c *cobra.Command) context.Context {
-	if ctx := c.Context(); ctx != nil {
-		return ctx
-	}
-	return context.Background()
-}
-
 // outlines are the outlines of the CRDs (see catalog.Outline): all that
 // completion needs, without decoding a CRD.
 func outlines(ctx context.Context, f *Factory) []*apiextensionsv1.CustomResourceDefinition {
-	cat, err := f.Catalog()
+	cat, err := f.Catalog(false)
 	if err != nil {
 		cobra.CompDebugln(err.Error(), true)
 		return nil
@@ -143,15 +161,15 @@ func typeNames(ctx context.Context, f *Factory, prefix string) []string {
 // objectNames lists the names of typ's objects (in the namespace of the
 // flags, or all with -A) that start with prefix and are not in given.
 func objectNames(ctx context.Context, c *cobra.Command, f *Factory, typ, prefix string, given []string) []string {
-	if f.Offline() {
+	if f.Offline(false) {
 		return nil
 	}
-	cat, err := f.Catalog()
+	cat, err := f.Catalog(false)
 	if err != nil {
 		return nil
 	}
-	res, err := cat.Resolve(ctx, typ)
-	if err != nil || len(res) != 1 || res[0].CRD == nil {
+	r, err := cat.One(ctx, typ)
+	if err != nil {
 		return nil
 	}
 	config, err := f.RESTConfig()
@@ -162,13 +180,12 @@ func objectNames(ctx context.Context, c *cobra.Command, f *Factory, typ, prefix 
 	if err != nil {
 		return nil
 	}
-	ri := client.Resource(res[0].Mapping.Resource)
+	ri := client.Resource(r.Mapping.Resource)
 	var list *metav1.PartialObjectMetadataList
-	if all, _ := c.Flags().GetBool("all-namespaces"); all || res[0].CRD.Spec.Scope == apiextensionsv1.ClusterScoped {
+	if all, _ := c.Flags().GetBool("all-namespaces"); all || r.CRD.Spec.Scope == apiextensionsv1.ClusterScoped {
 		list, err = ri.List(ctx, metav1.ListOptions{})
 	} else {
-		ns, _, _ := f.ConfigFlags.ToRawKubeConfigLoader().Namespace()
-		list, err = ri.Namespace(ns).List(ctx, metav1.ListOptions{})
+		list, err = ri.Namespace(f.Namespace(false)).List(ctx, metav1.ListOptions{})
 	}
 	if err != nil {
 		cobra.CompDebugln(fmt.Sprintf("listing %s: %v", typ, err), true)

@@ -10,20 +10,12 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/convert"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/spf13/cobra"
-	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
 // ConvertOptions are the options of kubectl crd convert.
 type ConvertOptions struct {
-	f *Factory
-
 	Filenames     []string
 	Recursive     bool
 	Output        string
@@ -35,13 +27,14 @@ type ConvertOptions struct {
 	ChunkSize     int64
 
 	types   []string // --check: TYPE [NAME...]
-	webhook convert.Webhook
-	catalog *catalog.Catalog
+	offline bool
+	run     convert.Run
+	f       *Factory // the cluster's clients, for --check
 }
 
 // NewCmdConvert makes kubectl crd convert.
 func NewCmdConvert(f *Factory) *cobra.Command {
-	o := &ConvertOptions{f: f, ChunkSize: 500}
+	o := &ConvertOptions{ChunkSize: 500}
 	c := &cobra.Command{
 		Use:   "convert -f PATH... [--output-version GROUP/VERSION | --round-trip] | convert TYPE [NAME...] --check",
 		Short: "Convert custom resources between their CRD's versions as the API server does",
@@ -63,15 +56,7 @@ input cannot be read, a CRD is missing or a version is unknown.`,
 
   # Before moving the storage version: can every stored object be read?
   kubectl crd convert widgets --check`,
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Validate(args); err != nil {
-				return &ExitError{Code: 2, Err: err}
-			}
-			if err := o.Complete(); err != nil {
-				return &ExitError{Code: 2, Err: err}
-			}
-			return o.Run(contextOf(c))
-		},
+		RunE:              run(f, o),
 		ValidArgsFunction: completeTypeAndName(f),
 	}
 	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files or directories of objects to convert; - for stdin.")
@@ -92,20 +77,45 @@ input cannot be read, a CRD is missing or a version is unknown.`,
 	return c
 }
 
+// Complete makes the catalog and the webhook's client settings.
+func (o *ConvertOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+	o.types, o.offline, o.f = args, f.Offline(false), f
+	o.run = convert.Run{OutputVersion: o.OutputVersion, Format: o.Output, Out: f.Streams.Out, Errors: f.Streams.ErrOut}
+	// Converted objects are checked as the cluster's version checks them.
+	if _, err := f.KubernetesVersion(false); err != nil {
+		return err
+	}
+	var err error
+	if o.run.Catalog, err = f.Catalog(false); err != nil {
+		return err
+	}
+	timeout, err := clientcmd.ParseTimeout(*f.ConfigFlags.Timeout)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("--request-timeout: %w", err)}
+	}
+	o.run.Webhook = convert.Webhook{URL: o.WebhookURL, Timeout: timeout}
+	if o.WebhookCA != "" {
+		if o.run.Webhook.CA, err = os.ReadFile(o.WebhookCA); err != nil {
+			return fmt.Errorf("--webhook-ca: %w", err)
+		}
+	}
+	return nil
+}
+
 // Validate checks the flags.
-func (o *ConvertOptions) Validate(args []string) error {
+func (o *ConvertOptions) Validate() error {
 	report := o.RoundTrip || o.Check
 	switch {
 	case o.RoundTrip && o.Check:
 		return errors.New("--round-trip and --check cannot be used together")
-	case o.Check && len(args) == 0:
+	case o.Check && len(o.types) == 0:
 		return errors.New("--check reads the stored objects of a type: kubectl crd convert TYPE [NAME...] --check")
 	case o.Check && len(o.Filenames) > 0:
 		return errors.New("--check reads stored objects, not files: drop -f (convert -f --round-trip checks files)")
-	case o.Check && o.f.Offline():
+	case o.Check && o.offline:
 		return errors.New("--check reads the objects stored in a cluster: it does not go with --crds")
-	case !o.Check && len(args) > 0:
-		return fmt.Errorf("unexpected arguments %q: name the files to convert with -f", args)
+	case !o.Check && len(o.types) > 0:
+		return fmt.Errorf("unexpected arguments %q: name the files to convert with -f", o.types)
 	case !o.Check && len(o.Filenames) == 0:
 		return errors.New("no input: name files or directories with -f (- for stdin)")
 	case report && o.Output != "" && o.Output != "text" && o.Output != "json":
@@ -117,321 +127,63 @@ func (o *ConvertOptions) Validate(args []string) error {
 	case o.ChunkSize <= 0:
 		return errors.New("--chunk-size must be positive")
 	}
-	o.types = args
-	timeout, err := clientcmd.ParseTimeout(*o.f.ConfigFlags.Timeout)
-	if err != nil {
-		return fmt.Errorf("--request-timeout: %w", err)
-	}
-	o.webhook = convert.Webhook{URL: o.WebhookURL, Timeout: timeout}
-	if o.WebhookCA != "" {
-		if o.webhook.CA, err = os.ReadFile(o.WebhookCA); err != nil {
-			return fmt.Errorf("--webhook-ca: %w", err)
-		}
-	}
-	return o.webhook.Validate()
-}
-
-// Complete makes the catalog.
-func (o *ConvertOptions) Complete() error {
-	// Converted objects are checked as the cluster's version checks them.
-	if err := o.f.UseKubernetesVersion(); err != nil {
-		return err
-	}
-	var err error
-	o.catalog, err = o.f.Catalog()
-	return err
+	return o.run.Webhook.Validate()
 }
 
 // Run converts, round-trips or checks.
 func (o *ConvertOptions) Run(ctx context.Context) error {
+	var err error
 	if o.Check {
-		return o.check(ctx)
+		err = o.check(ctx)
+	} else {
+		err = o.convert(ctx)
 	}
+	if err == nil && o.run.Code != 0 {
+		return &ExitError{Code: o.run.Code}
+	}
+	return err
+}
+
+// convert reads the -f files, their CRDs first, and converts or
+// round-trips their objects.
+func (o *ConvertOptions) convert(ctx context.Context) error {
 	docs, err := manifest.ReadPaths(o.Filenames, o.Recursive, o.f.Streams.In)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return &flagError{flag: "-f", err: err}
 	}
-	var crds []*catalog.CRD
-	var objects []*manifest.Document
-	for i := range docs {
-		d := &docs[i]
-		if !catalog.IsCRD(d.TypeMeta()) {
-			objects = append(objects, d)
-			continue
-		}
-		crd, err := catalog.DecodeCRD(d)
-		if err != nil {
-			return &ExitError{Code: 2, Err: err}
-		}
-		crds = append(crds, crd)
+	crds, objects, err := catalog.Split(docs)
+	if err != nil {
+		return err
 	}
-	if err := o.catalog.AddInput(crds...); err != nil {
-		return &ExitError{Code: 2, Err: err}
+	for _, c := range crds {
+		if err := o.run.Catalog.AddInput(c.CRD); err != nil {
+			return err
+		}
 	}
 	if len(objects) == 0 {
-		return &ExitError{Code: 2, Err: errors.New("no objects to convert in the input")}
+		return errors.New("no objects to convert in the input")
 	}
-	r := &conversionRun{o: o, converters: map[string]*convert.Converter{}, unreachable: map[string]bool{}}
 	if o.RoundTrip {
-		return r.roundTrips(ctx, objects)
+		return o.run.RoundTrips(ctx, objects)
 	}
-	return r.convert(ctx, objects)
-}
-
-// conversionRun converts the objects of one run, with one converter per
-// CRD, and keeps the exit code: 2 for objects that cannot be converted
-// at all (no CRD, an unknown version), 1 for failed conversions.
-type conversionRun struct {
-	o          *ConvertOptions
-	converters map[string]*convert.Converter
-	code       int
-	// unreachable: the CRDs whose webhook was said to be out of reach.
-	unreachable map[string]bool
-}
-
-// fail reports a problem with one object on stderr, with its place. That
-// a webhook cannot be reached from here is said in full once per CRD.
-func (r *conversionRun) fail(code int, d *manifest.Document, obj *unstructured.Unstructured, err error) {
-	what := ""
-	if obj != nil {
-		what = obj.GetKind() + " " + objectName(obj) + ": "
-	}
-	var unreachable *convert.UnreachableServiceError
-	if errors.As(err, &unreachable) {
-		if r.unreachable[unreachable.CRD] {
-			err = fmt.Errorf("the conversion webhook of %s cannot be reached from here (see above)", unreachable.CRD)
-		}
-		r.unreachable[unreachable.CRD] = true
-	}
-	fmt.Fprintf(r.o.f.Streams.ErrOut, "%s: %s%v\n", d.Pos(), what, err)
-	r.code = max(r.code, code)
-}
-
-// object decodes a document's object and finds its converter; a problem
-// is reported and no converter returned.
-func (r *conversionRun) object(ctx context.Context, d *manifest.Document) (*unstructured.Unstructured, *convert.Converter) {
-	obj, err := d.TakeObject()
-	if err != nil {
-		r.fail(2, d, nil, err)
-		return nil, nil
-	}
-	u := &unstructured.Unstructured{Object: obj}
-	return u, r.converterFor(ctx, d, u)
-}
-
-// converterFor finds the CRD of an object and its converter; a problem
-// is reported (exit 2) and nil returned.
-func (r *conversionRun) converterFor(ctx context.Context, d *manifest.Document, obj *unstructured.Unstructured) *convert.Converter {
-	gvk := obj.GroupVersionKind()
-	if gvk.Kind == "" || gvk.Version == "" {
-		r.fail(2, d, nil, errors.New("not an object: apiVersion and kind are required"))
-		return nil
-	}
-	crd, err := r.o.catalog.ForKind(ctx, gvk.GroupKind())
-	switch {
-	case err != nil:
-		r.fail(2, d, obj, err)
-		return nil
-	case crd == nil:
-		r.fail(2, d, obj, fmt.Errorf("no CustomResourceDefinition defines %s (convert converts custom resources; kubectl convert converts built-in kinds)", gvk.GroupKind()))
-		return nil
-	}
-	c := r.converters[crd.Name]
-	if c == nil {
-		if c, err = convert.New(crd.CustomResourceDefinition, r.o.webhook); err != nil {
-			r.fail(2, d, obj, err)
-			return nil
-		}
-		r.converters[crd.Name] = c
-	}
-	if catalog.VersionNamed(crd.CustomResourceDefinition, gvk.Version) == nil {
-		r.fail(2, d, obj, &convert.UnknownVersionError{CRD: crd.Name, Version: gvk.Version, Versions: convert.Versions(crd.CustomResourceDefinition, false)})
-		return nil
-	}
-	return c
-}
-
-// targetVersion is the version an object of crd goes to: --output-version,
-// or else the version discovery prefers among the CRD's served ones.
-func (r *conversionRun) targetVersion(crd *apiextensionsv1.CustomResourceDefinition) (string, error) {
-	version := r.o.OutputVersion
-	if version == "" {
-		version = catalog.PreferredVersion(crd)
-	} else if gv, err := schema.ParseGroupVersion(version); err == nil && gv.Group != "" {
-		if gv.Group != crd.Spec.Group {
-			return "", fmt.Errorf("--output-version %s is not in the group %s of %s", r.o.OutputVersion, crd.Spec.Group, crd.Name)
-		}
-		version = gv.Version
-	}
-	if v := catalog.VersionNamed(crd, version); v == nil || !v.Served {
-		return "", fmt.Errorf("CustomResourceDefinition %s serves no version %q (it serves %v)", crd.Name, version, convert.Versions(crd, true))
-	}
-	return version, nil
-}
-
-func (r *conversionRun) convert(ctx context.Context, docs []*manifest.Document) error {
-	var out []runtime.Object
-	for _, d := range docs {
-		u, c := r.object(ctx, d)
-		if c == nil {
-			continue
-		}
-		version, err := r.targetVersion(c.CRD())
-		if err != nil {
-			r.fail(2, d, u, err)
-			continue
-		}
-		converted, err := c.Read(u, version)
-		if err != nil {
-			r.fail(1, d, u, err)
-			continue
-		}
-		out = append(out, converted)
-	}
-	if err := r.print(out); err != nil {
-		return err
-	}
-	if r.code != 0 {
-		return &ExitError{Code: r.code}
-	}
-	return nil
-}
-
-// print writes the converted objects: one as itself, several as a List,
-// as kubectl convert prints them.
-func (r *conversionRun) print(objs []runtime.Object) error {
-	if len(objs) == 0 {
-		return nil
-	}
-	var p printers.ResourcePrinter = &printers.YAMLPrinter{}
-	if r.o.Output == "json" {
-		p = &printers.JSONPrinter{}
-	}
-	if len(objs) == 1 {
-		return p.PrintObj(objs[0], r.o.f.Streams.Out)
-	}
-	items := make([]any, len(objs))
-	for i, o := range objs {
-		items[i] = o.(*unstructured.Unstructured).Object
-	}
-	list := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "List", "items": items, "metadata": map[string]any{"resourceVersion": ""},
-	}}
-	return p.PrintObj(list, r.o.f.Streams.Out)
-}
-
-func (r *conversionRun) roundTrips(ctx context.Context, docs []*manifest.Document) error {
-	var reports []convert.ObjectTrips
-	for _, d := range docs {
-		u, c := r.object(ctx, d)
-		if c == nil {
-			continue
-		}
-		if err := c.Unreachable(); err != nil {
-			r.fail(2, d, u, err)
-			continue
-		}
-		trips, err := c.RoundTrips(u)
-		if err != nil {
-			r.fail(1, d, u, err)
-			continue
-		}
-		rep := convert.NewObjectTrips(d.File, d.Line, u.GetKind(), u.GetNamespace(), u.GetName(), u.GroupVersionKind().Version, trips, d.Position)
-		if rep.Status != "unchanged" {
-			r.code = max(r.code, 1)
-		}
-		reports = append(reports, rep)
-	}
-	var err error
-	if r.o.Output == "json" {
-		if reports == nil {
-			reports = []convert.ObjectTrips{}
-		}
-		err = convert.WriteJSON(r.o.f.Streams.Out, reports)
-	} else {
-		err = convert.WriteTrips(r.o.f.Streams.Out, reports)
-	}
-	if err != nil {
-		return err
-	}
-	if r.code != 0 {
-		return &ExitError{Code: r.code}
-	}
-	return nil
+	return o.run.Convert(ctx, objects)
 }
 
 // check reads the stored objects of the TYPE (or its NAMEs) at every
 // served version through the cluster.
 func (o *ConvertOptions) check(ctx context.Context) error {
-	res, err := o.catalog.Resolve(ctx, o.types[0])
-	if err != nil {
-		return &ExitError{Code: 2, Err: err}
-	}
-	config, err := o.f.RESTConfig()
-	if err != nil {
-		return &ExitError{Code: 2, Err: err}
-	}
-	client, err := dynamic.NewForConfig(config)
-	if err != nil {
-		return &ExitError{Code: 2, Err: err}
-	}
-	namespace, _, err := o.f.ConfigFlags.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return &ExitError{Code: 2, Err: err}
-	}
-	var results []*convert.Stored
-	code := 0
-	for _, rs := range res {
-		if rs.CRD == nil {
-			return &ExitError{Code: 2, Err: fmt.Errorf("%s is not defined by a CustomResourceDefinition", rs.Mapping.Resource.GroupResource())}
-		}
-		crd := rs.CRD.CustomResourceDefinition
-		storage, err := apihelpers.GetCRDStorageVersion(crd)
-		if err != nil {
-			return &ExitError{Code: 2, Err: err}
-		}
-		versions := []string{storage}
-		for _, v := range convert.Versions(crd, true) {
-			if v != storage {
-				versions = append(versions, v)
-			}
-		}
-		s, err := convert.CheckStored(ctx, client, crd, convert.StoredOptions{Versions: versions, PageSize: o.ChunkSize,
-			Concurrency: 8, Names: o.types[1:], Namespace: namespace})
-		if err != nil {
-			return &ExitError{Code: 2, Err: fmt.Errorf("%s: %w", crd.Name, err)}
-		}
-		if len(s.Failures) > 0 || s.Incomplete != "" {
-			code = 1
-		}
-		results = append(results, s)
-	}
-	if o.Output == "json" {
-		var doc any = results
-		if len(results) == 1 {
-			doc = results[0]
-		}
-		err = convert.WriteJSON(o.f.Streams.Out, doc)
-	} else {
-		err = convert.WriteStored(o.f.Streams.Out, results)
-	}
+	res, err := o.run.Catalog.Resolve(ctx, o.types[0])
 	if err != nil {
 		return err
 	}
-	if code != 0 {
-		return &ExitError{Code: code}
+	config, err := o.f.RESTConfig()
+	if err != nil {
+		return err
 	}
-	return nil
-}
-
-// objectName is namespace/name, or name.
-func objectName(o *unstructured.Unstructured) string {
-	name := o.GetName()
-	if name == "" {
-		name = o.GetGenerateName() + "*"
+	client, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return err
 	}
-	if ns := o.GetNamespace(); ns != "" {
-		return ns + "/" + name
-	}
-	return name
+	opts := convert.StoredOptions{PageSize: o.ChunkSize, Concurrency: 8, Names: o.types[1:], Namespace: o.f.Namespace(false)}
+	return o.run.CheckStored(ctx, client, res, opts)
 }

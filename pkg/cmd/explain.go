@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 
 	openapiv2 "github.com/google/gnostic-models/openapiv2"
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
 	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
 	"github.com/spf13/cobra"
@@ -26,9 +28,9 @@ var explainFormats = []string{"plaintext", "plaintext-openapiv2", "detailed", "m
 // ExplainOptions are the options of kubectl crd explain: kubectl's own
 // explain, reading the OpenAPI documents of the CRD built on the client.
 type ExplainOptions struct {
-	f     *Factory
 	flags *kubectlexplain.ExplainFlags
 	args  []string
+	out   io.Writer
 
 	// format is the output format asked for; kubectl's explain renders
 	// plaintext for detailed, and CONSTRAINTS follow.
@@ -47,7 +49,7 @@ type explained struct {
 
 // NewCmdExplain makes kubectl crd explain.
 func NewCmdExplain(f *Factory) *cobra.Command {
-	o := &ExplainOptions{f: f, flags: kubectlexplain.NewExplainFlags(f.Streams)}
+	o := &ExplainOptions{flags: kubectlexplain.NewExplainFlags(f.Streams)}
 	c := &cobra.Command{
 		Use:                   "explain TYPE[.FIELD...] [--recursive] [--max-depth N] [--api-version GROUP/VERSION]",
 		DisableFlagsInUseLine: true,
@@ -64,15 +66,7 @@ does, from the CRD's schema: the OpenAPI document is built on the client
 
   # A reference page for a docs site
   kubectl crd explain crontabs -o markdown > crontab.md`,
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Complete(contextOf(c), args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run()
-		},
+		RunE:              run(f, o),
 		ValidArgsFunction: completeTypes(f),
 	}
 	o.flags.AddFlags(c)
@@ -83,12 +77,13 @@ does, from the CRD's schema: the OpenAPI document is built on the client
 // Complete finds the CRD of the argument (as kubectl explain finds the
 // resource, then through the catalog) and prepares kubectl's explain over
 // the documents built from it.
-func (o *ExplainOptions) Complete(ctx context.Context, args []string) error {
-	o.args, o.format = args, o.flags.OutputFormat
+func (o *ExplainOptions) Complete(f *Factory, c *cobra.Command, args []string) error {
+	ctx := contextOf(c)
+	o.args, o.format, o.out = args, o.flags.OutputFormat, f.Streams.Out
 	if !slices.Contains(explainFormats, o.format) {
-		return fmt.Errorf("--output %q is not supported: use plaintext, plaintext-openapiv2, detailed or markdown", o.format)
+		return nil // Validate says so
 	}
-	cat, err := o.f.Catalog()
+	cat, err := f.Catalog(false)
 	if err != nil {
 		return err
 	}
@@ -98,7 +93,7 @@ func (o *ExplainOptions) Complete(ctx context.Context, args []string) error {
 	}
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	if len(args) == 1 {
-		if o.target, err = o.explained(ctx, mapper, args[0]); err != nil {
+		if o.target, err = o.explained(ctx, cat, mapper, args[0]); err != nil {
 			return err
 		}
 		crds = append(crds, o.target.crd)
@@ -110,7 +105,7 @@ func (o *ExplainOptions) Complete(ctx context.Context, args []string) error {
 	if o.format == "detailed" {
 		flags.OutputFormat = "plaintext"
 	}
-	kf := &explainFactory{Factory: cmdutil.NewFactory(o.f.ConfigFlags), mapper: mapper, crds: crds, client: openapi.NewClient(crds)}
+	kf := &explainFactory{Factory: cmdutil.NewFactory(f.ConfigFlags), mapper: mapper, crds: crds, client: openapi.NewClient(crds)}
 	o.kubectl, err = flags.ToOptions(kf, "kubectl crd", args)
 	return err
 }
@@ -118,7 +113,7 @@ func (o *ExplainOptions) Complete(ctx context.Context, args []string) error {
 // explained finds the CRD of explain's argument: the resource part is
 // found as kubectl explain finds it, and the catalog fetches its CRD (and
 // warns about a deprecated version).
-func (o *ExplainOptions) explained(ctx context.Context, mapper meta.RESTMapper, arg string) (explained, error) {
+func (o *ExplainOptions) explained(ctx context.Context, cat *catalog.Catalog, mapper meta.RESTMapper, arg string) (explained, error) {
 	split := explainfields.SplitAndParseResourceRequestWithMatchingPrefix
 	if o.flags.APIVersion != "" {
 		split = explainfields.SplitAndParseResourceRequest
@@ -134,22 +129,18 @@ func (o *ExplainOptions) explained(ctx context.Context, mapper meta.RESTMapper, 
 		}
 		gvr.Group, gvr.Version = gv.Group, gv.Version
 	}
-	cat, err := o.f.Catalog()
+	r, err := cat.One(ctx, gvr.Resource+"."+gvr.Version+"."+gvr.Group)
 	if err != nil {
 		return explained{}, err
 	}
-	res, err := cat.Resolve(ctx, gvr.Resource+"."+gvr.Version+"."+gvr.Group)
-	if err != nil {
-		return explained{}, err
-	}
-	if len(res) != 1 || res[0].CRD == nil {
-		return explained{}, fmt.Errorf("cannot read the CustomResourceDefinition of %q", arg)
-	}
-	return explained{crd: res[0].CRD.CustomResourceDefinition, gvr: gvr, fields: fields}, nil
+	return explained{crd: r.CRD.CustomResourceDefinition, gvr: gvr, fields: fields}, nil
 }
 
 // Validate checks the arguments as kubectl's explain does.
 func (o *ExplainOptions) Validate() error {
+	if !slices.Contains(explainFormats, o.format) {
+		return fmt.Errorf("--output %q is not supported: use plaintext, plaintext-openapiv2, detailed or markdown", o.format)
+	}
 	if o.format == "markdown" {
 		if len(o.args) != 1 {
 			return fmt.Errorf("-o markdown documents one TYPE[.FIELD...]")
@@ -160,8 +151,8 @@ func (o *ExplainOptions) Validate() error {
 }
 
 // Run prints the documentation.
-func (o *ExplainOptions) Run() error {
-	out := o.f.Streams.Out
+func (o *ExplainOptions) Run(context.Context) error {
+	out := o.out
 	if o.format == "markdown" {
 		return explain.WriteMarkdown(out, o.target.crd, o.target.gvr.Version, o.target.fields)
 	}

@@ -9,9 +9,10 @@ import (
 	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
-	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
+	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"github.com/spf13/pflag"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
@@ -19,32 +20,36 @@ import (
 )
 
 // Factory holds the flags every verb shares and makes what they need from
-// them: the CRD catalog and, online, clients for the cluster.
+// them: the CRD catalog, clients for the cluster, the Kubernetes version
+// answered as. Its flags are not changed once they are parsed; what one
+// verb alone sets lives in that verb's options, and what the Factory makes
+// from its flags it makes once.
 type Factory struct {
 	Streams     genericiooptions.IOStreams
 	ConfigFlags *genericclioptions.ConfigFlags
 	// CRDPaths are the --crds files and directories; when set, CRDs come
 	// from them and no cluster is contacted.
 	CRDPaths []string
-	// NoCluster (validate --offline): CRDs come from --crds and the input
-	// only, and no cluster is contacted.
-	NoCluster bool
 	// IndexDir keeps the index of --crds files ("" : no index).
 	IndexDir string
-	// KubernetesVersion (--kubernetes-version) is the version whose
-	// answers to give; "": the cluster's online, else the newest.
-	KubernetesVersion string
+	// kubernetesVersion is --kubernetes-version ("": the cluster's
+	// online, else the newest).
+	kubernetesVersion string
+	// flags are the parsed flags above (for clients of other settings).
+	flags *pflag.FlagSet
 
-	versionChosen bool
 	// rawOut is standard output as the process has it (Streams.Out
 	// passes on whole lines); nil where the factory was made otherwise.
 	rawOut io.Writer
 	// interrupts handles SIGINT and SIGTERM (nil outside Run).
 	interrupts *interrupts
+	// steps, when set, hears each step of a verb (the contract's test).
+	steps func(string)
 
 	warnMu    sync.Mutex // Warn is called from client-go's warning handler, in any goroutine
 	warned    map[string]bool
 	catalog   *catalog.Catalog
+	version   resolved
 	cleanupMu sync.Mutex
 	cleanups  []func()
 }
@@ -60,11 +65,13 @@ func NewFactory(streams genericiooptions.IOStreams) *Factory {
 	}
 }
 
-// AddFlags adds the kubeconfig flags, --crds and --crd-cache-dir.
+// AddFlags adds the kubeconfig flags, --crds, --kubernetes-version and
+// --crd-cache-dir.
 func (f *Factory) AddFlags(flags *pflag.FlagSet) {
+	f.flags = flags
 	f.ConfigFlags.AddFlags(flags)
 	flags.StringArrayVar(&f.CRDPaths, "crds", nil, "Read CustomResourceDefinitions from this file or directory (recursively) instead of the cluster; repeatable, - for stdin")
-	flags.StringVar(&f.KubernetesVersion, "kubernetes-version", "", "Answer as this Kubernetes version (MAJOR.MINOR) answers: CEL libraries, schema formats, feature-gated fields, built-in kinds served; default: the cluster's, offline the newest")
+	flags.StringVar(&f.kubernetesVersion, "kubernetes-version", "", "Answer as this Kubernetes version (MAJOR.MINOR) answers: CEL libraries, schema formats, feature-gated fields, built-in kinds served; default: the cluster's, offline the newest")
 	flags.StringVar(&f.IndexDir, "crd-cache-dir", defaultIndexDir(), "Where the index of --crds files is kept, so that later runs decode only the CRDs they use ($"+indexDirEnv+"); \"\" switches it off")
 }
 
@@ -84,9 +91,9 @@ func defaultIndexDir() string {
 	return ""
 }
 
-// Offline tells whether no cluster is contacted: CRDs come from --crds
-// (or, with NoCluster, the input only).
-func (f *Factory) Offline() bool { return len(f.CRDPaths) > 0 || f.NoCluster }
+// Offline tells whether no cluster is contacted: CRDs come from --crds, or
+// the verb was told to reach none (noCluster: validate --offline).
+func (f *Factory) Offline(noCluster bool) bool { return len(f.CRDPaths) > 0 || noCluster }
 
 // Warn prints "Warning: msg" on stderr once per message, as kubectl
 // prints the server's warnings.
@@ -142,11 +149,24 @@ func (f *Factory) noClusterConfigured() bool {
 	return err == nil && len(raw.Clusters) == 0
 }
 
+// Namespace is the kubeconfig's namespace ("" when none is set, or the
+// verb reaches no cluster).
+func (f *Factory) Namespace(noCluster bool) string {
+	if noCluster {
+		return ""
+	}
+	ns, _, err := f.ConfigFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return ""
+	}
+	return ns
+}
+
 // Catalog makes the CRD catalog, once: over the --crds files when given,
-// over nothing with NoCluster, else over the cluster. An error reading
+// over nothing with noCluster, else over the cluster. An error reading
 // --crds is returned now; a cluster that cannot be asked is reported by
 // the catalog when an answer needs it.
-func (f *Factory) Catalog() (*catalog.Catalog, error) {
+func (f *Factory) Catalog(noCluster bool) (*catalog.Catalog, error) {
 	if f.catalog != nil {
 		return f.catalog, nil
 	}
@@ -156,10 +176,10 @@ func (f *Factory) Catalog() (*catalog.Catalog, error) {
 		// flags twice, too).
 		files, err := catalog.ReadFiles(uniquePaths(f.CRDPaths), f.Streams.In, catalog.NewIndex(f.IndexDir))
 		if err != nil {
-			return nil, err
+			return nil, &flagError{flag: "--crds", err: err}
 		}
 		f.catalog = catalog.New(files, f.Warn)
-	case f.NoCluster:
+	case noCluster:
 		f.catalog = catalog.New(nil, f.Warn)
 	default:
 		cluster, err := f.cluster()
@@ -188,48 +208,32 @@ func (f *Factory) cluster() (*catalog.Cluster, error) {
 	return catalog.NewCluster(dc, client.CustomResourceDefinitions()), nil
 }
 
-// UseKubernetesVersion makes this run's answers those of the version
-// asked for with --kubernetes-version or, online and not asked, of the
-// version the cluster runs or emulates (its /version); else of the newest
-// this build knows (kubeversion.Current says which). The verbs whose
-// answers differ between versions call it before computing any.
-func (f *Factory) UseKubernetesVersion() error {
-	if f.versionChosen {
-		return nil
+// Cluster is how checks reach the cluster (validate's environment): none
+// offline or when no cluster is configured; why not, when the config
+// cannot be read.
+func (f *Factory) Cluster(noCluster bool) (validate.Cluster, error) {
+	if f.Offline(noCluster) {
+		return validate.Cluster{}, nil
 	}
-	f.versionChosen = true
-	if f.KubernetesVersion != "" {
-		v, err := kubeversion.Parse(f.KubernetesVersion)
-		if err != nil {
-			return fmt.Errorf("--kubernetes-version: %w", err)
-		}
-		if err := kubeversion.Use(v, nil, false); err != nil {
-			return fmt.Errorf("--kubernetes-version %s: %w", f.KubernetesVersion, err)
-		}
-		return nil
-	}
-	if f.Offline() {
-		return nil
-	}
-	if _, err := f.RESTConfig(); err != nil {
-		// Nothing to ask; the verb reports this where an answer needs
-		// the cluster.
-		return nil
+	config, err := f.RESTConfig()
+	switch {
+	case errors.Is(err, errNoCluster):
+		return validate.Cluster{}, nil
+	case err != nil:
+		return validate.Cluster{Err: err}, nil
 	}
 	dc, err := f.ConfigFlags.ToDiscoveryClient()
 	if err != nil {
-		return err
+		return validate.Cluster{}, err
 	}
-	info, err := dc.ServerVersion()
-	if err != nil {
-		f.Warn(fmt.Sprintf("the cluster's version could not be read (%v); answering as Kubernetes %s", err, kubeversion.Current()))
-		return nil
+	return validate.Cluster{Config: config, Discovery: dc}, nil
+}
+
+// trace tells the contract's test which step of a verb runs.
+func (f *Factory) trace(step string) {
+	if f.steps != nil {
+		f.steps(step)
 	}
-	v, minCompatibility, err := kubeversion.OfServer(info)
-	if err != nil {
-		return err
-	}
-	return kubeversion.Use(v, minCompatibility, true)
 }
 
 // onCleanup adds c to what Cleanup runs.
@@ -261,4 +265,11 @@ func uniquePaths(paths []string) []string {
 		}
 	}
 	return out
+}
+
+// resolved is the Kubernetes version once resolved.
+type resolved struct {
+	done bool
+	v    *version.Version
+	err  error
 }

@@ -3,10 +3,20 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/localapi"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/kubectl-crd/kubectl-crd/pkg/tabletransport"
 	"github.com/spf13/cobra"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
 	kubectlget "k8s.io/kubectl/pkg/cmd/get"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 )
@@ -14,7 +24,6 @@ import (
 // GetOptions are the options of kubectl crd get: kubectl's own get, run
 // over the custom resources the TYPE arguments name.
 type GetOptions struct {
-	f       *Factory
 	kubectl *kubectlget.GetOptions
 
 	// args are the arguments with each TYPE written as the
@@ -24,13 +33,18 @@ type GetOptions struct {
 	// resources in them.
 	none    bool
 	factory cmdutil.Factory
+	// noResources says a category holds no custom resources, as kubectl
+	// says none were found.
+	noResources func()
+	// interrupts, under --watch, are left to kubectl's own handler.
+	interrupts *interrupts
 }
 
 // NewCmdGet makes kubectl crd get: kubectl's own get command, with TYPE
 // resolved by the catalog and the Table of each custom resource built on
 // the client from its CRD's printer columns (offline: from local objects).
 func NewCmdGet(f *Factory) *cobra.Command {
-	o := &GetOptions{f: f, kubectl: kubectlget.NewGetOptions("kubectl crd", f.Streams)}
+	o := &GetOptions{kubectl: kubectlget.NewGetOptions("kubectl crd", f.Streams)}
 	c := &cobra.Command{
 		Use:                   fmt.Sprintf("get [(-o|--output=)%s] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags]", strings.Join(o.kubectl.PrintFlags.AllowedFormats(), "|")),
 		DisableFlagsInUseLine: true,
@@ -48,15 +62,7 @@ to print: a preview of a CRD's columns without a cluster.`,
 
   # Columns of local objects, without a cluster
   kubectl crd get -f examples/objects/valid --crds examples/crds`,
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Complete(contextOf(c), c, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run()
-		},
+		RunE:              run(f, o),
 		ValidArgsFunction: completeTypeAndName(f),
 	}
 	k := o.kubectl
@@ -77,8 +83,17 @@ to print: a preview of a CRD's columns without a cluster.`,
 // Complete resolves the TYPE arguments with the catalog and prepares
 // kubectl's get over them: online, with Tables built on the client;
 // offline, over the objects of -f.
-func (o *GetOptions) Complete(ctx context.Context, c *cobra.Command, args []string) error {
-	cat, err := o.f.Catalog()
+func (o *GetOptions) Complete(f *Factory, c *cobra.Command, args []string) error {
+	ctx := contextOf(c)
+	o.interrupts = f.interrupts
+	o.noResources = func() {
+		if o.kubectl.AllNamespaces {
+			fmt.Fprintln(f.Streams.ErrOut, "No resources found")
+		} else {
+			fmt.Fprintf(f.Streams.ErrOut, "No resources found in %s namespace.\n", f.Namespace(false))
+		}
+	}
+	cat, err := f.Catalog(false)
 	if err != nil {
 		return err
 	}
@@ -91,10 +106,86 @@ func (o *GetOptions) Complete(ctx context.Context, c *cobra.Command, args []stri
 		return nil
 	}
 	o.args = args
-	if o.factory, err = o.f.kubectlFactory(ctx, cat, resolved, &o.kubectl.Filenames, o.kubectl.Recursive); err != nil {
+	if o.factory, err = o.kubectlFactory(ctx, f, cat, resolved); err != nil {
 		return err
 	}
 	return o.kubectl.Complete(o.factory, c, args)
+}
+
+// kubectlFactory makes the factory kubectl's get runs on. Online it is
+// the kubeconfig's, with every client's transport answering Table
+// requests for custom resources on the client. Offline it serves the
+// objects of -f (pkg/localapi), and discovery from the --crds files.
+func (o *GetOptions) kubectlFactory(ctx context.Context, f *Factory, cat *catalog.Catalog, resolved []catalog.Resource) (cmdutil.Factory, error) {
+	known := map[schema.GroupResource]*apiextensionsv1.CustomResourceDefinition{}
+	var asked []*apiextensionsv1.CustomResourceDefinition
+	for _, r := range resolved {
+		if r.CRD == nil {
+			continue
+		}
+		known[r.Mapping.Resource.GroupResource()] = r.CRD.CustomResourceDefinition
+		if !slices.ContainsFunc(asked, func(c *apiextensionsv1.CustomResourceDefinition) bool { return c.Name == r.CRD.Name }) {
+			asked = append(asked, r.CRD.CustomResourceDefinition)
+		}
+	}
+	tables := tabletransport.NewTables(func(ctx context.Context, gr schema.GroupResource) (*apiextensionsv1.CustomResourceDefinition, error) {
+		if crd, ok := known[gr]; ok {
+			return crd, nil
+		}
+		crd, err := cat.ForResource(ctx, gr)
+		switch {
+		case apierrors.IsForbidden(err):
+			klog.V(2).InfoS("Cannot read the CustomResourceDefinition; asking the server for the table", "name", gr.String(), "err", err)
+			return nil, nil
+		case err != nil || crd == nil:
+			return nil, err
+		}
+		return crd.CustomResourceDefinition, nil
+	})
+	if !f.Offline(false) {
+		return cmdutil.NewFactory(&tabletransport.Getter{ConfigFlags: f.ConfigFlags, Tables: tables}), nil
+	}
+	if err := f.stdinToFile(o.kubectl.Filenames); err != nil {
+		return nil, err
+	}
+	server, err := localapi.ServerFor(ctx, cat, asked, o.kubectl.Filenames, o.kubectl.Recursive)
+	if err != nil {
+		return nil, &flagError{flag: "-f", err: err}
+	}
+	getter, err := localapi.NewGetter(f.ConfigFlags, cat, &tabletransport.Transport{Next: server, Tables: tables})
+	if err != nil {
+		return nil, err
+	}
+	return cmdutil.NewFactory(getter), nil
+}
+
+// stdinToFile saves standard input to a file when it is among filenames,
+// so that both kubectl's reader and the local server can read it.
+func (f *Factory) stdinToFile(filenames []string) error {
+	for i, name := range filenames {
+		if name != "-" {
+			continue
+		}
+		dir, err := os.MkdirTemp("", "kubectl-crd-stdin-")
+		if err != nil {
+			return err
+		}
+		f.onCleanup(func() { os.RemoveAll(dir) })
+		docs, err := manifest.ReadAll("-", f.Streams.In)
+		if err != nil {
+			return err
+		}
+		var data []byte
+		for _, d := range docs {
+			data = append(append(data, d.JSON...), '\n')
+		}
+		path := filepath.Join(dir, "stdin.json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return err
+		}
+		filenames[i] = path
+	}
+	return nil
 }
 
 // Validate checks the flags as kubectl's get does.
@@ -106,19 +197,14 @@ func (o *GetOptions) Validate() error {
 }
 
 // Run lists (or watches) the objects.
-func (o *GetOptions) Run() error {
+func (o *GetOptions) Run(context.Context) error {
 	if o.none {
 		// A category (such as "all") without custom resources in it.
-		if o.kubectl.AllNamespaces {
-			fmt.Fprintln(o.f.Streams.ErrOut, "No resources found")
-		} else {
-			ns, _, _ := o.f.ConfigFlags.ToRawKubeConfigLoader().Namespace()
-			fmt.Fprintf(o.f.Streams.ErrOut, "No resources found in %s namespace.\n", ns)
-		}
+		o.noResources()
 		return nil
 	}
-	if (o.kubectl.Watch || o.kubectl.WatchOnly) && o.f.interrupts != nil {
-		o.f.interrupts.leaveToKubectl()
+	if (o.kubectl.Watch || o.kubectl.WatchOnly) && o.interrupts != nil {
+		o.interrupts.leaveToKubectl()
 	}
 	return o.kubectl.Run(o.factory, o.args)
 }

@@ -15,13 +15,19 @@ import (
 
 // LSPOptions are the options of kubectl crd lsp.
 type LSPOptions struct {
-	f       *Factory
 	LogFile string
+	Offline bool
+
+	args    []string
+	in      io.Reader
+	out     io.Writer
+	log     io.Writer
+	options lsp.Options
 }
 
 // NewCmdLSP makes kubectl crd lsp.
 func NewCmdLSP(f *Factory) *cobra.Command {
-	o := &LSPOptions{f: f}
+	o := &LSPOptions{}
 	c := &cobra.Command{
 		Use:   "lsp [--crds PATH]",
 		Short: "A language server: validate's findings, explain's docs and the schema's fields in the editor",
@@ -40,69 +46,60 @@ they change. Objects are checked as creates. Logs go to standard error, or
 		Example: `  # Neovim (0.7+), in init.lua:
   #   vim.lsp.start_client({name = "kubectl-crd", cmd = {"kubectl-crd", "lsp", "--crds", "crds/"}})
   kubectl crd lsp --crds config/crd/bases --log-file /tmp/kubectl-crd-lsp.log`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			return o.Run(contextOf(c))
-		},
+		RunE: run(f, o),
 	}
 	c.Flags().StringVar(&o.LogFile, "log-file", "", "Write the server's log to this file instead of standard error.")
-	c.Flags().BoolVar(&f.NoCluster, "offline", false, "Never contact a cluster: CRDs come from --crds and the open files only.")
+	c.Flags().BoolVar(&o.Offline, "offline", false, "Never contact a cluster: CRDs come from --crds and the open files only.")
 	return c
 }
 
-// Run serves the protocol until the client exits.
-func (o *LSPOptions) Run(ctx context.Context) error {
-	var logw io.Writer = o.f.Streams.ErrOut
-	if o.LogFile != "" {
-		file, err := os.OpenFile(o.LogFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-		if err != nil {
-			return &ExitError{Code: 2, Err: fmt.Errorf("--log-file: %w", err)}
-		}
-		defer file.Close()
-		logw = file
+// Complete takes the streams and the settings the flags give; each
+// environment the client's settings ask for is made by the factory's
+// clients for those settings.
+func (o *LSPOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+	o.args, o.in, o.out, o.log = args, f.Streams.In, f.Streams.Out, f.Streams.ErrOut
+	if o.in == nil {
+		o.in = os.Stdin
 	}
-	in := o.f.Streams.In
-	if in == nil {
-		in = os.Stdin
+	if f.rawOut != nil {
+		o.out = f.rawOut // the protocol's messages are not lines
 	}
-	settings := lsp.Settings{CRDs: o.f.CRDPaths, Offline: o.f.NoCluster}
-	if o.f.ConfigFlags.Context != nil {
-		settings.Context = *o.f.ConfigFlags.Context
+	settings := lsp.Settings{CRDs: f.CRDPaths, Offline: o.Offline}
+	if f.ConfigFlags.Context != nil {
+		settings.Context = *f.ConfigFlags.Context
 	}
-	out := o.f.Streams.Out
-	if o.f.rawOut != nil {
-		out = o.f.rawOut // the protocol's messages are not lines
-	}
-	err := lsp.Serve(ctx, in, out, lsp.Options{
+	o.options = lsp.Options{
 		Setup: func(s lsp.Settings) (*validate.Environment, error) {
 			if slices.Contains(s.CRDs, "-") {
 				return nil, errors.New("crds: - (standard input) carries the protocol here: name files or directories")
 			}
-			return checkEnvironment(o.f.withSettings(s))
+			env, _, err := environment(f.withSettings(s.CRDs, s.Context), s.Offline, nil)
+			return env, err
 		},
 		Settings: settings,
-		Log:      logw,
 		Version:  Version,
-	})
-	if err != nil {
-		return &ExitError{Code: 1, Err: err}
 	}
 	return nil
 }
 
-// withSettings is a factory like f with the language client's settings:
-// its own catalog and clients, the CRDs and context the settings give.
-func (f *Factory) withSettings(s lsp.Settings) *Factory {
-	g := NewFactory(f.Streams)
-	c, n := f.ConfigFlags, g.ConfigFlags
-	n.CacheDir, n.KubeConfig, n.ClusterName, n.AuthInfoName, n.Context, n.Namespace = c.CacheDir, c.KubeConfig, c.ClusterName, c.AuthInfoName, c.Context, c.Namespace
-	n.APIServer, n.TLSServerName, n.Insecure, n.CertFile, n.KeyFile, n.CAFile = c.APIServer, c.TLSServerName, c.Insecure, c.CertFile, c.KeyFile, c.CAFile
-	n.BearerToken, n.Impersonate, n.ImpersonateUID, n.ImpersonateGroup, n.ImpersonateUserExtra = c.BearerToken, c.Impersonate, c.ImpersonateUID, c.ImpersonateGroup, c.ImpersonateUserExtra
-	n.Username, n.Password, n.Timeout, n.DisableCompression, n.ProxyURL = c.Username, c.Password, c.Timeout, c.DisableCompression, c.ProxyURL
-	if s.Context != "" {
-		ctx := s.Context
-		n.Context = &ctx
+// Validate checks the arguments.
+func (o *LSPOptions) Validate() error {
+	if len(o.args) > 0 {
+		return fmt.Errorf("unexpected arguments %q: lsp takes none", o.args)
 	}
-	g.CRDPaths, g.NoCluster, g.IndexDir, g.KubernetesVersion = s.CRDs, s.Offline, f.IndexDir, f.KubernetesVersion
-	return g
+	return nil
+}
+
+// Run serves the protocol until the client exits.
+func (o *LSPOptions) Run(ctx context.Context) error {
+	o.options.Log = o.log
+	if o.LogFile != "" {
+		file, err := os.OpenFile(o.LogFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			return fmt.Errorf("--log-file: %w", err)
+		}
+		defer file.Close()
+		o.options.Log = file
+	}
+	return lsp.Serve(ctx, o.in, o.out, o.options)
 }

@@ -2,11 +2,8 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -14,26 +11,25 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 )
 
 // OpenAPIOptions are the options of kubectl crd openapi.
 type OpenAPIOptions struct {
-	f *Factory
-
 	Version   int    // 3 or 2
 	Output    string // json, yaml or jsonschema; empty: the layout's
 	OutputDir string
 	Layout    string // who reads --output-dir; empty: the output's
 	Args      []string
 
+	layout  openapi.Layout // Layout, or the output's
 	catalog *catalog.Catalog
+	out     io.Writer
+	warn    func(string)
 }
 
 // NewCmdOpenAPI makes kubectl crd openapi.
 func NewCmdOpenAPI(f *Factory) *cobra.Command {
-	o := &OpenAPIOptions{f: f, Version: 3}
+	o := &OpenAPIOptions{Version: 3}
 	c := &cobra.Command{
 		Use:   "openapi [GROUP/VERSION... | TYPE...]",
 		Short: "Print the OpenAPI documents the API server publishes for CRDs",
@@ -54,15 +50,7 @@ JSON output is the server's own bytes.`,
 
   # The Swagger 2.0 document for two types
   kubectl crd openapi --openapi-version=2 crontabs widgets`,
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			return o.Run(contextOf(c))
-		},
+		RunE:              run(f, o),
 		ValidArgsFunction: completeGroupVersions(f),
 	}
 	c.Flags().IntVar(&o.Version, "openapi-version", o.Version, "The OpenAPI version: 3 or 2.")
@@ -74,41 +62,43 @@ JSON output is the server's own bytes.`,
 	return c
 }
 
-// Validate checks the flags and fills in what the output and the layout
-// imply of each other.
-func (o *OpenAPIOptions) Validate() error {
-	if o.Version != 2 && o.Version != 3 {
-		return fmt.Errorf("--openapi-version must be 3 or 2, not %d", o.Version)
-	}
-	if o.Output != "" && o.Output != "json" && o.Output != "yaml" && o.Output != "jsonschema" {
-		return fmt.Errorf("--output must be json, yaml or jsonschema, not %q", o.Output)
-	}
-	if o.Layout != "" {
-		layout := openapi.Layout(o.Layout)
-		switch {
-		case !slices.Contains(openapi.Layouts, layout):
-			return fmt.Errorf("--layout must be one of %s, not %q", strings.Join(layoutNames(), ", "), o.Layout)
-		case o.OutputDir == "":
-			return fmt.Errorf("--layout says where the files of --output-dir go: it needs --output-dir")
-		case layout.JSONSchemas() && o.Output != "" && o.Output != "jsonschema":
-			return fmt.Errorf("--layout %s holds JSON Schemas: it goes with -o jsonschema, not -o %s", layout, o.Output)
-		case !layout.JSONSchemas() && o.Output != "" && o.Output != "json":
-			return fmt.Errorf("--layout %s holds OpenAPI documents in JSON: it goes with -o json, not -o %s", layout, o.Output)
-		}
-		if o.Output == "" && layout.JSONSchemas() {
-			o.Output = "jsonschema"
-		}
+// Complete takes the arguments, makes the catalog and fills in what the
+// output and the layout imply of each other.
+func (o *OpenAPIOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+	o.Args, o.out, o.warn = args, f.Streams.Out, f.Warn
+	if layout := openapi.Layout(o.Layout); o.Output == "" && o.Layout != "" && layout.JSONSchemas() {
+		o.Output = "jsonschema"
 	}
 	if o.Output == "" {
 		o.Output = "json"
 	}
-	if o.Layout == "" && o.Output == "jsonschema" {
-		o.Layout = string(openapi.LayoutKubeconform)
+	if o.layout = openapi.Layout(o.Layout); o.Layout == "" && o.Output == "jsonschema" {
+		o.layout = openapi.LayoutKubeconform
 	}
-	if o.Output == "jsonschema" && o.OutputDir == "" {
+	var err error
+	o.catalog, err = f.Catalog(false)
+	return err
+}
+
+// Validate checks the flags.
+func (o *OpenAPIOptions) Validate() error {
+	layout := openapi.Layout(o.Layout)
+	switch {
+	case o.Version != 2 && o.Version != 3:
+		return fmt.Errorf("--openapi-version must be 3 or 2, not %d", o.Version)
+	case o.Output != "json" && o.Output != "yaml" && o.Output != "jsonschema":
+		return fmt.Errorf("--output must be json, yaml or jsonschema, not %q", o.Output)
+	case o.Layout != "" && !slices.Contains(openapi.Layouts, layout):
+		return fmt.Errorf("--layout must be one of %s, not %q", strings.Join(layoutNames(), ", "), o.Layout)
+	case o.Layout != "" && o.OutputDir == "":
+		return fmt.Errorf("--layout says where the files of --output-dir go: it needs --output-dir")
+	case o.Layout != "" && layout.JSONSchemas() && o.Output != "jsonschema":
+		return fmt.Errorf("--layout %s holds JSON Schemas: it goes with -o jsonschema, not -o %s", layout, o.Output)
+	case o.Layout != "" && !layout.JSONSchemas() && o.Output != "json":
+		return fmt.Errorf("--layout %s holds OpenAPI documents in JSON: it goes with -o json, not -o %s", layout, o.Output)
+	case o.Output == "jsonschema" && o.OutputDir == "":
 		return fmt.Errorf("-o jsonschema writes one file per kind and version: it needs --output-dir")
-	}
-	if o.OutputDir != "" && o.Version != 3 && o.Output != "jsonschema" {
+	case o.OutputDir != "" && o.Version != 3 && o.Output != "jsonschema":
 		return fmt.Errorf("--output-dir writes v3 documents; it does not go with --openapi-version=2")
 	}
 	return nil
@@ -122,89 +112,58 @@ func layoutNames() []string {
 	return names
 }
 
-// Complete takes the arguments and makes the catalog.
-func (o *OpenAPIOptions) Complete(args []string) error {
-	o.Args = args
-	var err error
-	o.catalog, err = o.f.Catalog()
-	return err
-}
-
-// Run builds and prints the documents.
+// Run builds and prints (or writes) the documents.
 func (o *OpenAPIOptions) Run(ctx context.Context) error {
-	switch {
-	case o.Output == "jsonschema":
-		return o.runJSONSchema(ctx)
-	case o.Version == 2:
-		return o.runV2(ctx)
+	if o.Output == "jsonschema" {
+		crds, err := o.catalog.Named(ctx, o.Args)
+		if err != nil {
+			return err
+		}
+		ambiguous, err := openapi.WriteSchemas(o.OutputDir, o.layout, crds)
+		for _, name := range ambiguous {
+			o.warn(fmt.Sprintf("%s not written: that kind and version is served by more than one group; use the path with the group", name))
+		}
+		return err
+	}
+	if o.Version == 2 {
+		crds, err := o.catalog.Named(ctx, o.Args)
+		if err != nil {
+			return err
+		}
+		doc, err := openapi.V2(crds)
+		if err != nil {
+			return err
+		}
+		return o.print(doc)
 	}
 	return o.runV3(ctx)
 }
 
-// runJSONSchema writes the JSON Schema of every served version of the
-// selected CRDs where the layout puts it.
-func (o *OpenAPIOptions) runJSONSchema(ctx context.Context) error {
-	crds, err := o.selectedCRDs(ctx)
+func (o *OpenAPIOptions) runV3(ctx context.Context) error {
+	gvs, err := openapi.ParseGroupVersions(o.Args)
 	if err != nil {
 		return err
 	}
-	files, ambiguous := openapi.Layout(o.Layout).SchemaFiles(crds)
-	for _, name := range ambiguous {
-		o.f.Warn(fmt.Sprintf("%s not written: that kind and version is served by more than one group; use the path with the group", name))
-	}
-	for _, file := range files {
-		schema, err := openapi.JSONSchema(file.CRD, file.Version)
-		if err != nil {
-			return err
-		}
-		data, err := json.MarshalIndent(schema, "", "  ")
-		if err != nil {
-			return err
-		}
-		path := filepath.Join(o.OutputDir, filepath.FromSlash(file.Path))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (o *OpenAPIOptions) allCRDs(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	list, err := o.catalog.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return catalog.Definitions(list), nil
-}
-
-func (o *OpenAPIOptions) runV3(ctx context.Context) error {
-	var gvs []schema.GroupVersion
-	groups := map[string]bool{}
-	for _, a := range o.Args {
-		gv, err := schema.ParseGroupVersion(a)
-		if err != nil || gv.Group == "" || gv.Version == "" {
-			return fmt.Errorf("%q is not a GROUP/VERSION", a)
-		}
-		gvs = append(gvs, gv)
-		groups[gv.Group] = true
-	}
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	if len(gvs) == 0 {
-		all, err := o.allCRDs(ctx)
-		if err != nil {
+		if crds, err = o.catalog.Named(ctx, nil); err != nil {
 			return err
 		}
-		crds, gvs = all, openapi.GroupVersions(all)
+		gvs = openapi.GroupVersions(crds)
 	} else {
 		// A group version's document holds only its group's CRDs.
+		groups := map[string]bool{}
+		for _, gv := range gvs {
+			groups[gv.Group] = true
+		}
 		some, err := o.catalog.ListWhere(ctx, func(crd *apiextensionsv1.CustomResourceDefinition) bool { return groups[crd.Spec.Group] })
 		if err != nil {
 			return err
 		}
 		crds = catalog.Definitions(some)
+	}
+	if o.OutputDir != "" {
+		return openapi.WriteV3(o.OutputDir, crds, gvs, o.Output)
 	}
 	for _, gv := range gvs {
 		doc, err := openapi.V3(crds, gv)
@@ -214,64 +173,17 @@ func (o *OpenAPIOptions) runV3(ctx context.Context) error {
 		if doc == nil {
 			return fmt.Errorf("no CustomResourceDefinition serves %s", gv)
 		}
-		data, err := o.encode(doc)
-		if err != nil {
-			return err
-		}
-		if o.OutputDir == "" {
-			if err := o.write(o.f.Streams.Out, data); err != nil {
-				return err
-			}
-			continue
-		}
-		path := filepath.Join(o.OutputDir, filepath.FromSlash(openapi.DocumentPath(gv, o.Output)))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := o.print(doc); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (o *OpenAPIOptions) runV2(ctx context.Context) error {
-	crds, err := o.selectedCRDs(ctx)
+func (o *OpenAPIOptions) print(doc any) error {
+	data, err := openapi.Encode(doc, o.Output)
 	if err != nil {
 		return err
 	}
-	doc, err := openapi.V2(crds)
-	if err != nil {
-		return err
-	}
-	data, err := o.encode(doc)
-	if err != nil {
-		return err
-	}
-	return o.write(o.f.Streams.Out, data)
-}
-
-// selectedCRDs are the CRDs of the TYPE arguments, or all CRDs.
-func (o *OpenAPIOptions) selectedCRDs(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	return namedCRDs(ctx, o.catalog, o.Args)
-}
-
-// encode gives JSON as the server writes it (json.Marshal), or YAML.
-func (o *OpenAPIOptions) encode(doc any) ([]byte, error) {
-	data, err := json.Marshal(doc)
-	if err != nil || o.Output == "json" {
-		return append(data, '\n'), err
-	}
-	return yaml.JSONToYAML(data)
-}
-
-// write prints one document; YAML documents are separated by "---".
-func (o *OpenAPIOptions) write(w io.Writer, data []byte) error {
-	if o.Output == "yaml" {
-		if _, err := io.WriteString(w, "---\n"); err != nil {
-			return err
-		}
-	}
-	_, err := w.Write(data)
-	return err
+	return openapi.Print(o.out, data, o.Output)
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectlexplain "k8s.io/kubectl/pkg/cmd/explain"
 )
@@ -38,7 +40,7 @@ func testdata(parts ...string) string {
 // lists kubectl's get is given, and the forms kubectl refuses are refused.
 func TestResolveArgs(t *testing.T) {
 	f, _, _ := testFactory(t, testdata("crds"))
-	cat, err := f.Catalog()
+	cat, err := f.Catalog(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,15 +136,16 @@ func TestFlagChecks(t *testing.T) {
 // field path, with kubectl's names.
 func TestExplainComplete(t *testing.T) {
 	f, _, _ := testFactory(t, testdata("crds"))
-	o := &ExplainOptions{f: f, flags: kubectlexplain.NewExplainFlags(f.Streams)}
-	if err := o.Complete(context.Background(), []string{"wd.spec.size"}); err != nil {
+	o := &ExplainOptions{flags: kubectlexplain.NewExplainFlags(f.Streams)}
+	c := &cobra.Command{}
+	if err := o.Complete(f, c, []string{"wd.spec.size"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := o.target.crd.Name + " " + o.target.gvr.Version + " " + strings.Join(o.target.fields, "."); got != "widgets.alpha.example.com v1 spec.size" {
 		t.Errorf("target %q", got)
 	}
 	o.flags.APIVersion = "alpha.example.com/v1beta1"
-	if err := o.Complete(context.Background(), []string{"widgets.spec"}); err != nil || o.target.gvr.Version != "v1beta1" {
+	if err := o.Complete(f, c, []string{"widgets.spec"}); err != nil || o.target.gvr.Version != "v1beta1" {
 		t.Errorf("--api-version: %v, %+v", err, o.target.gvr)
 	}
 }

@@ -1,5 +1,8 @@
-// Package cmd holds the kubectl crd command tree: one cobra command per verb,
-// each an Options struct with Complete, Validate and Run.
+// Package cmd holds the kubectl crd command tree: one thin cobra command
+// per verb, whose Options are completed, validated and run (command.go)
+// with the verb's work done by its own package; the Factory of the flags
+// every verb shares; and the process around them: exit codes, interrupts,
+// profiling.
 package cmd
 
 import (
@@ -43,7 +46,7 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%w\nSee '%s --help' for usage", err, c.CommandPath())
+		return &UsageError{Err: fmt.Errorf("%w\nSee '%s --help' for usage", err, c.CommandPath())}
 	})
 
 	flags := root.PersistentFlags()
@@ -52,11 +55,11 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 	prof := &profiling{}
 	prof.addFlags(flags)
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if f.KubernetesVersion != "" {
-			// Asked for: a version out of range is an error whatever the
-			// verb, before anything runs.
-			if err := f.UseKubernetesVersion(); err != nil {
-				return err
+		if f.kubernetesVersion != "" {
+			// Asked for: it is the answer's version whatever the verb,
+			// and a version out of range is an error before anything runs.
+			if _, err := f.KubernetesVersion(false); err != nil {
+				return &UsageError{Err: err}
 			}
 		}
 		if err := prof.start(); err != nil {
@@ -147,53 +150,31 @@ func quietUnhandledErrors() {
 // docsURL is where each verb's reference page is.
 const docsURL = "https://github.com/kubectl-crd/kubectl-crd/blob/main/docs/"
 
-// ExitError carries an exit code other than kubectl's default of 1; its
-// message (if any) is printed as any other error.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return ""
+// printError prints a verb's error as kubectl prints errors, and returns
+// the exit code (see exitCodeOf).
+func printError(w io.Writer, err error) int {
+	code := exitCodeOf(err)
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		err = ee.Err
 	}
-	return e.Err.Error()
-}
-
-func (e *ExitError) Unwrap() error { return e.Err }
-
-func printError(w io.Writer, err error) (code int) {
 	if err == nil {
-		return 0
-	}
-	extra := 0
-	if ee, ok := err.(*ExitError); ok {
-		if ee.Err == nil {
-			return ee.Code
-		}
-		err, extra = ee.Err, ee.Code
+		return code
 	}
 	// kubectl reads a proxy's refused connection ("connection refused" in
 	// the message) as the server's; say whose it is.
 	var proxy *ProxyError
 	if errors.As(err, &proxy) {
 		fmt.Fprintf(w, "Unable to connect to the server: %v\n", proxy)
-		return max(extra, 1)
+		return code
 	}
-	cmdutil.BehaviorOnFatal(func(msg string, c int) {
-		if msg != "" {
-			if msg[len(msg)-1] != '\n' {
-				msg += "\n"
-			}
-			fmt.Fprint(w, msg)
+	cmdutil.BehaviorOnFatal(func(msg string, _ int) {
+		if msg != "" && msg[len(msg)-1] != '\n' {
+			msg += "\n"
 		}
-		code = c
+		fmt.Fprint(w, msg)
 	})
 	defer cmdutil.DefaultBehaviorOnFatal()
 	cmdutil.CheckErr(err)
-	if extra != 0 {
-		code = extra
-	}
 	return code
 }

@@ -2,29 +2,30 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
-	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
 	"github.com/kubectl-crd/kubectl-crd/pkg/sample"
 	"github.com/spf13/cobra"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // SampleOptions are the options of kubectl crd sample.
 type SampleOptions struct {
-	f          *Factory
 	APIVersion string
 	Full       bool
 	Comments   bool
 	Output     string
+
+	args        []string
+	catalog     *catalog.Catalog
+	out, errOut io.Writer
 }
 
 // NewCmdSample makes kubectl crd sample.
 func NewCmdSample(f *Factory) *cobra.Command {
-	o := &SampleOptions{f: f}
+	o := &SampleOptions{}
 	c := &cobra.Command{
 		Use:   "sample TYPE [--api-version GROUP/VERSION] [--full] [--comments] [-o yaml|json]",
 		Short: "Print an object of a custom resource type that the API server accepts",
@@ -40,13 +41,7 @@ refuse is printed with the refusal in a comment, and the exit code is 1.`,
 		Example: `  kubectl crd sample crontabs --crds examples/crds
   kubectl crd sample certificates.cert-manager.io --full --comments > certificate.yaml
   kubectl crd sample ct --api-version stable.example.com/v1beta1 -o json`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			if o.Output != "yaml" && o.Output != "json" {
-				return &ExitError{Code: 2, Err: fmt.Errorf("--output %q is not supported: use yaml or json", o.Output)}
-			}
-			return o.Run(contextOf(c), args[0])
-		},
+		RunE:              run(f, o),
 		ValidArgsFunction: completeTypes(f),
 	}
 	c.Flags().StringVar(&o.APIVersion, "api-version", "", "The version of the type to sample (GROUP/VERSION or VERSION); the preferred version if empty.")
@@ -56,84 +51,63 @@ refuse is printed with the refusal in a comment, and the exit code is 1.`,
 	return c
 }
 
-// Run resolves TYPE, makes the sample and prints it.
-func (o *SampleOptions) Run(ctx context.Context, typ string) error {
-	crd, version, err := o.target(ctx, typ)
-	if err != nil {
+// Complete makes the catalog; what the server accepts is its version's
+// answer.
+func (o *SampleOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+	o.args, o.out, o.errOut = args, f.Streams.Out, f.Streams.ErrOut
+	if _, err := f.KubernetesVersion(false); err != nil {
 		return err
 	}
-	s, err := sample.Make(ctx, crd, version, sample.Options{Full: o.Full})
-	if err != nil {
-		return err
+	var err error
+	o.catalog, err = f.Catalog(false)
+	return err
+}
+
+// Validate checks the arguments and flags.
+func (o *SampleOptions) Validate() error {
+	if len(o.args) != 1 {
+		return fmt.Errorf("sample takes one TYPE, not %d arguments", len(o.args))
 	}
-	var refused []string
-	for _, c := range s.Refused {
-		refused = append(refused, fmt.Sprintf("%s: %s", c.Field, c.Message))
+	if o.Output != "yaml" && o.Output != "json" {
+		return fmt.Errorf("--output %q is not supported: use yaml or json", o.Output)
 	}
-	out := o.f.Streams.Out
-	if o.Output == "json" {
-		data, err := json.MarshalIndent(s.Object, "", "    ")
-		if err != nil {
-			return err
+	if o.APIVersion != "" {
+		if _, err := schema.ParseGroupVersion(o.APIVersion); err != nil {
+			return fmt.Errorf("--api-version: %w", err)
 		}
-		fmt.Fprintf(out, "%s\n", data)
-	} else {
-		root, err := explain.Schema(crd, version)
-		if err != nil {
-			return err
-		}
-		data, err := sample.YAML(s.Object, root, o.Comments, refused)
-		if err != nil {
-			return err
-		}
-		if _, err := out.Write(data); err != nil {
-			return err
-		}
-	}
-	if len(refused) > 0 {
-		for _, r := range refused {
-			fmt.Fprintf(o.f.Streams.ErrOut, "error: the server refuses this sample: %s\n", r)
-		}
-		return &ExitError{Code: 1}
 	}
 	return nil
 }
 
-// target resolves TYPE (as get does) to one CRD and the version to
-// sample: --api-version's, or the resolved (preferred) one.
-func (o *SampleOptions) target(ctx context.Context, typ string) (*apiextensionsv1.CustomResourceDefinition, string, error) {
-	// What the server accepts is its version's answer.
-	if err := o.f.UseKubernetesVersion(); err != nil {
-		return nil, "", err
-	}
-	cat, err := o.f.Catalog()
+// Run resolves TYPE, makes the sample and prints it.
+func (o *SampleOptions) Run(ctx context.Context) error {
+	r, err := o.catalog.One(ctx, o.args[0])
 	if err != nil {
-		return nil, "", err
+		return err
 	}
-	res, err := cat.Resolve(ctx, typ)
-	if err != nil {
-		return nil, "", err
-	}
-	if len(res) != 1 {
-		return nil, "", &ExitError{Code: 2, Err: fmt.Errorf("%q names %d types: name one", typ, len(res))}
-	}
-	if res[0].CRD == nil {
-		return nil, "", fmt.Errorf("cannot read the CustomResourceDefinition of %q", typ)
-	}
-	crd, version := res[0].CRD.CustomResourceDefinition, res[0].Mapping.GroupVersionKind.Version
+	crd, version := r.CRD.CustomResourceDefinition, r.Mapping.GroupVersionKind.Version
 	if o.APIVersion != "" {
-		gv, err := schema.ParseGroupVersion(o.APIVersion)
-		if err != nil {
-			return nil, "", &ExitError{Code: 2, Err: fmt.Errorf("--api-version: %w", err)}
-		}
+		gv, _ := schema.ParseGroupVersion(o.APIVersion)
 		if gv.Group != "" && gv.Group != crd.Spec.Group {
-			return nil, "", &ExitError{Code: 2, Err: fmt.Errorf("--api-version %s: %s is in the group %s", o.APIVersion, crd.Spec.Names.Kind, crd.Spec.Group)}
+			return &UsageError{Err: fmt.Errorf("--api-version %s: %s is in the group %s", o.APIVersion, crd.Spec.Names.Kind, crd.Spec.Group)}
 		}
-		v := catalog.VersionNamed(crd, gv.Version)
-		if v == nil || !v.Served {
-			return nil, "", &ExitError{Code: 2, Err: fmt.Errorf("--api-version %s: CustomResourceDefinition %s serves no version %q", o.APIVersion, crd.Name, gv.Version)}
+		if v := catalog.VersionNamed(crd, gv.Version); v == nil || !v.Served {
+			return &UsageError{Err: fmt.Errorf("--api-version %s: CustomResourceDefinition %s serves no version %q", o.APIVersion, crd.Name, gv.Version)}
 		}
 		version = gv.Version
 	}
-	return crd, version, nil
+	data, refused, err := sample.Render(ctx, crd, version, sample.Options{Full: o.Full}, o.Output, o.Comments)
+	if err != nil {
+		return err
+	}
+	if _, err := o.out.Write(data); err != nil {
+		return err
+	}
+	for _, r := range refused {
+		fmt.Fprintf(o.errOut, "error: the server refuses this sample: %s\n", r)
+	}
+	if len(refused) > 0 {
+		return findings
+	}
+	return nil
 }

@@ -8,23 +8,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
-	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apiserver/pkg/cel/openapi/resolver"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"k8s.io/apimachinery/pkg/util/version"
 )
 
 // ValidateOptions are the options of kubectl crd validate.
 type ValidateOptions struct {
-	f *Factory
-
 	Filenames   []string
 	Kustomize   string
 	Recursive   bool
@@ -33,19 +26,21 @@ type ValidateOptions struct {
 	StrictKinds bool
 	SkipKinds   []string
 	Old         []string
+	Offline     bool
 
-	catalog   *catalog.Catalog
-	builtIn   *builtin.Kinds
-	published resolver.SchemaResolver
-	skip      func(schema.GroupVersionKind) bool
-	namespace string // where objects without one go
-	old       validate.OldLookup
-	oldCRD    oldCRD
+	args        []string
+	stdin       io.Reader
+	out, errOut io.Writer
+	colour      bool
+	kube        *version.Version
+	env         *validate.Environment
+	skip        func(schema.GroupVersionKind) bool
+	skipErr     error
 }
 
 // NewCmdValidate makes kubectl crd validate.
 func NewCmdValidate(f *Factory) *cobra.Command {
-	o := &ValidateOptions{f: f, Output: "text", Unknown: "strict"}
+	o := &ValidateOptions{Output: "text", Unknown: "strict"}
 	c := &cobra.Command{
 		Use:   "validate (-f PATH... | PATH... | -k DIR)",
 		Short: "Check local objects as the API server would, before apply",
@@ -67,15 +62,7 @@ be read or checked.`,
 
   # The objects as the server would store them: pruned and defaulted
   kubectl crd validate -f crontab.yaml --crds examples/crds -o yaml`,
-		RunE: func(c *cobra.Command, args []string) error {
-			if err := o.Validate(args); err != nil {
-				return &ExitError{Code: 2, Err: err}
-			}
-			if err := o.Complete(); err != nil {
-				return &ExitError{Code: 2, Err: err}
-			}
-			return o.Run(contextOf(c))
-		},
+		RunE: run(f, o),
 	}
 	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files or directories of objects to check; - for stdin.")
 	c.Flags().StringVarP(&o.Kustomize, "kustomize", "k", "", "Check the objects a kustomization directory builds.")
@@ -84,17 +71,55 @@ be read or checked.`,
 	c.Flags().StringVar(&o.Unknown, "validate", o.Unknown, "Unknown fields: strict (errors), warn (warnings) or ignore.")
 	c.Flags().BoolVar(&o.StrictKinds, "strict-kinds", false, "Report objects of kinds that cannot be checked (no CRD defines them) as invalid instead of skipping them.")
 	c.Flags().StringSliceVar(&o.SkipKinds, "skip-kinds", nil, "Kinds to skip unchecked, comma-separated: KIND, KIND.GROUP or GROUP/VERSION/KIND (v1/KIND for the core group).")
-	c.Flags().BoolVar(&f.NoCluster, "offline", false, "Never contact a cluster: CRDs come from --crds and the input only.")
+	c.Flags().BoolVar(&o.Offline, "offline", false, "Never contact a cluster: CRDs come from --crds and the input only.")
 	c.Flags().StringArrayVar(&o.Old, "old", nil, "Files of the objects as they are now: an object found there is checked as an update of it.")
 	return c
 }
 
+// Complete takes the arguments as files and makes the environment the
+// objects are checked in: the catalog, kube-apiserver's own kinds, the
+// cluster's published schemas, where old objects come from and where
+// objects without a namespace go.
+func (o *ValidateOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+	o.args = args
+	o.stdin, o.out, o.errOut, o.colour = f.Streams.In, f.Streams.Out, f.Streams.ErrOut, isTerminal(f.Streams.Out)
+	o.skip, o.skipErr = validate.SkipKinds(o.SkipKinds)
+	var err error
+	if o.env, o.kube, err = environment(f, o.Offline, o.Old); err != nil {
+		return err
+	}
+	return nil
+}
+
+// environment is the validate.Environment of a verb that checks objects
+// (validate, lsp, test): its catalog, cluster, namespace and version.
+func environment(f *Factory, noCluster bool, old []string) (*validate.Environment, *version.Version, error) {
+	kube, err := f.KubernetesVersion(noCluster)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, err := f.Catalog(noCluster)
+	if err != nil {
+		return nil, nil, err
+	}
+	cluster, err := f.Cluster(noCluster)
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := validate.NewEnvironment(validate.Setting{Catalog: cat, Cluster: cluster, Namespace: f.Namespace(noCluster),
+		Old: old, KubernetesVersion: kube})
+	if err != nil {
+		return nil, nil, &flagError{flag: "--old", err: err}
+	}
+	return env, kube, nil
+}
+
 // Validate checks the flags.
-func (o *ValidateOptions) Validate(args []string) error {
+func (o *ValidateOptions) Validate() error {
 	switch {
-	case len(args) > 0 && o.Kustomize != "":
-		return fmt.Errorf("unexpected arguments %q: -k builds the input, files cannot be added to it", args)
-	case len(o.Filenames) == 0 && len(args) == 0 && o.Kustomize == "":
+	case len(o.args) > 0 && o.Kustomize != "":
+		return fmt.Errorf("unexpected arguments %q: -k builds the input, files cannot be added to it", o.args)
+	case len(o.Filenames) == 0 && len(o.args) == 0 && o.Kustomize == "":
 		return fmt.Errorf("no input: name files or directories (with -f or as arguments), or a kustomization with -k")
 	case len(o.Filenames) > 0 && o.Kustomize != "":
 		return fmt.Errorf("-f and -k cannot be used together")
@@ -103,121 +128,7 @@ func (o *ValidateOptions) Validate(args []string) error {
 	case o.Unknown != "strict" && o.Unknown != "warn" && o.Unknown != "ignore":
 		return fmt.Errorf("--validate must be strict, warn or ignore, not %q", o.Unknown)
 	}
-	skip, err := skipKinds(o.SkipKinds)
-	if err != nil {
-		return err
-	}
-	o.skip = skip
-	o.Filenames = append(o.Filenames, args...)
-	return nil
-}
-
-// skipKinds reads --skip-kinds: KIND, KIND.GROUP or GROUP/VERSION/KIND.
-func skipKinds(specs []string) (func(schema.GroupVersionKind) bool, error) {
-	if len(specs) == 0 {
-		return nil, nil
-	}
-	kinds := map[string]bool{} // Kind
-	groupKinds := map[schema.GroupKind]bool{}
-	gvks := map[schema.GroupVersionKind]bool{}
-	for _, s := range specs {
-		switch parts := strings.Split(s, "/"); {
-		case s == "" || strings.Contains(s, " "):
-			return nil, fmt.Errorf("--skip-kinds: %q is not a kind", s)
-		case len(parts) == 3 && parts[0] != "" && parts[1] != "" && parts[2] != "":
-			gvks[schema.GroupVersionKind{Group: parts[0], Version: parts[1], Kind: parts[2]}] = true
-		case len(parts) == 2 && parts[0] != "" && parts[1] != "":
-			gvks[schema.GroupVersionKind{Version: parts[0], Kind: parts[1]}] = true
-		case len(parts) == 1:
-			if kind, group, ok := strings.Cut(s, "."); ok {
-				groupKinds[schema.GroupKind{Group: group, Kind: kind}] = true
-			} else {
-				kinds[s] = true
-			}
-		default:
-			return nil, fmt.Errorf("--skip-kinds: %q is not KIND, KIND.GROUP or GROUP/VERSION/KIND", s)
-		}
-	}
-	return func(gvk schema.GroupVersionKind) bool {
-		return kinds[gvk.Kind] || groupKinds[gvk.GroupKind()] || gvks[gvk]
-	}, nil
-}
-
-// Complete makes the catalog and says where old objects come from and
-// where objects without a namespace go.
-func (o *ValidateOptions) Complete() error {
-	env, err := checkEnvironment(o.f)
-	if err != nil {
-		return err
-	}
-	o.catalog, o.namespace, o.builtIn, o.published = env.Catalog, env.Options.Namespace, env.Options.BuiltIn, env.Options.Published
-	o.old, o.oldCRD, err = o.oldLookups(o.namespace)
-	return err
-}
-
-// checkEnvironment is what validate and lsp check objects with, from the
-// factory's flags: the catalog of CRDs, kube-apiserver's own kinds (online,
-// the versions the cluster serves), the schemas the cluster publishes for
-// other kinds, and the namespace objects without one go to.
-func checkEnvironment(f *Factory) (*validate.Environment, error) {
-	if err := f.UseKubernetesVersion(); err != nil {
-		return nil, err
-	}
-	cat, err := f.Catalog()
-	if err != nil {
-		return nil, err
-	}
-	env := &validate.Environment{Catalog: cat, Options: validate.Options{Namespace: "default"}}
-	if !f.NoCluster {
-		if ns, _, err := f.ConfigFlags.ToRawKubeConfigLoader().Namespace(); err == nil && ns != "" {
-			env.Options.Namespace = ns
-		}
-	}
-	if env.Options.BuiltIn, err = builtInKinds(f, cat); err != nil {
-		return nil, err
-	}
-	if env.Options.Published, err = publishedSchemas(f); err != nil {
-		return nil, err
-	}
-	return env, nil
-}
-
-// publishedSchemas reads the OpenAPI schemas the cluster publishes, for
-// the kinds that are neither built in nor defined by a CRD; nil offline.
-func publishedSchemas(f *Factory) (resolver.SchemaResolver, error) {
-	if f.Offline() {
-		return nil, nil
-	}
-	if _, err := f.RESTConfig(); err != nil {
-		return nil, nil // the catalog reports the cluster's error where an answer needs it
-	}
-	dc, err := f.ConfigFlags.ToDiscoveryClient()
-	if err != nil {
-		return nil, err
-	}
-	return &resolver.ClientDiscoveryResolver{Discovery: dc}, nil
-}
-
-// builtInKinds makes the checker of kube-apiserver's own kinds: online,
-// the versions the cluster serves and its namespaces; offline (or with no
-// cluster configured at all), kube-apiserver's defaults.
-func builtInKinds(f *Factory, cat *catalog.Catalog) (*builtin.Kinds, error) {
-	if f.Offline() {
-		return builtin.New(nil, nil)
-	}
-	config, err := f.RESTConfig()
-	switch {
-	case errors.Is(err, errNoCluster):
-		return builtin.New(nil, nil)
-	case err != nil:
-		// The cluster that would say what it serves cannot be asked.
-		return builtin.New(func(schema.GroupVersionKind) (bool, error) { return false, err }, nil)
-	}
-	client, err := corev1client.NewForConfig(config)
-	if err != nil {
-		return nil, err
-	}
-	return builtin.New(cat.Serves, client.Namespaces())
+	return o.skipErr
 }
 
 // Run reads the input, validates every object and prints the report as
@@ -225,25 +136,25 @@ func builtInKinds(f *Factory, cat *catalog.Catalog) (*builtin.Kinds, error) {
 func (o *ValidateOptions) Run(ctx context.Context) error {
 	input, err := o.read()
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return err
 	}
 	crds, err := validate.InputCRDs(input)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return err
 	}
-	if err := o.catalog.AddInput(crds...); err != nil {
-		return &ExitError{Code: 2, Err: err}
+	if err := o.env.Catalog.AddInput(crds...); err != nil {
+		return err
 	}
-	printer := validate.NewPrinter(o.f.Streams.Out, o.f.Streams.ErrOut, o.Output, Version, isTerminal(o.f.Streams.Out))
-	opts := validate.Options{Unknown: validate.UnknownFields(o.Unknown), StrictKinds: o.StrictKinds, BuiltIn: o.builtIn, Published: o.published, Skip: o.skip, Keep: o.Output == "yaml",
-		Namespace: o.namespace, Old: o.old, OldCRD: o.oldCRD, Emit: printer.Add}
-	report, err := validate.Documents(ctx, input, o.catalog, opts)
+	printer := validate.NewPrinter(o.out, o.errOut, o.Output, Version, o.kube, o.colour)
+	opts := o.env.Options
+	opts.Unknown, opts.StrictKinds, opts.Skip, opts.Keep, opts.Emit = validate.UnknownFields(o.Unknown), o.StrictKinds, o.skip, o.Output == "yaml", printer.Add
+	report, err := validate.Documents(ctx, input, o.env.Catalog, opts)
 	if err != nil {
-		return &ExitError{Code: 2, Err: err}
+		return err
 	}
 	s := report.Summary
 	if s == (validate.Summary{}) {
-		return &ExitError{Code: 2, Err: errors.New("no objects passed to validate")}
+		return errors.New("no objects passed to validate")
 	}
 	if err := printer.Finish(s); err != nil {
 		return err
@@ -252,27 +163,22 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 	case s.Errors > 0:
 		return &ExitError{Code: 2}
 	case s.Invalid > 0:
-		return &ExitError{Code: 1}
+		return findings
 	}
 	return nil
 }
 
-// read opens the -f files (or builds the -k kustomization's output).
+// read opens the -f files and arguments, or builds the -k kustomization.
 func (o *ValidateOptions) read() (*manifest.Input, error) {
-	if o.Kustomize == "" {
-		return manifest.OpenPaths(o.Filenames, o.Recursive, o.f.Streams.In)
+	if o.Kustomize != "" {
+		input, err := manifest.Kustomization(o.Kustomize)
+		return input, err
 	}
-	opts := krusty.MakeDefaultOptions()
-	opts.Reorder = krusty.ReorderOptionLegacy
-	objs, err := krusty.MakeKustomizer(opts).Run(filesys.MakeFsOnDisk(), o.Kustomize)
+	input, err := manifest.OpenPaths(append(o.Filenames, o.args...), o.Recursive, o.stdin)
 	if err != nil {
-		return nil, fmt.Errorf("building the kustomization %s: %w", o.Kustomize, err)
+		return nil, &flagError{flag: "-f", err: err}
 	}
-	data, err := objs.AsYaml()
-	if err != nil {
-		return nil, err
-	}
-	return manifest.InputOf(o.Kustomize+" (kustomize build)", data), nil
+	return input, nil
 }
 
 func isTerminal(w io.Writer) bool {

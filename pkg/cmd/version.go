@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"runtime"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
@@ -24,33 +26,57 @@ type VersionInfo struct {
 	KubernetesVersions string `json:"kubernetesVersions"`
 }
 
+// VersionOptions are the options of kubectl crd version.
+type VersionOptions struct {
+	Output string
+
+	args []string
+	out  io.Writer
+}
+
 // NewCmdVersion makes kubectl crd version.
 func NewCmdVersion(f *Factory) *cobra.Command {
-	var output string
+	o := &VersionOptions{}
 	c := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of kubectl crd",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			oldest, newest := kubeversion.Range()
-			info := VersionInfo{Version: Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
-				KubernetesVersions: oldest.String() + ".." + newest.String()}
-			out := f.Streams.Out
-			switch output {
-			case "":
-				fmt.Fprintf(out, "kubectl-crd version: %s\nGo version: %s\nPlatform: %s\nAnswers as Kubernetes: %s\n", info.Version, info.GoVersion, info.Platform, info.KubernetesVersions)
-			case "json":
-				b, _ := json.MarshalIndent(info, "", "  ")
-				fmt.Fprintf(out, "%s\n", b)
-			case "yaml":
-				b, _ := yaml.Marshal(info)
-				fmt.Fprint(out, string(b))
-			default:
-				return fmt.Errorf("--output must be 'yaml' or 'json'")
-			}
-			return nil
-		},
+		RunE:  run(f, o),
 	}
-	c.Flags().StringVarP(&output, "output", "o", "", "One of 'yaml' or 'json'.")
+	c.Flags().StringVarP(&o.Output, "output", "o", "", "One of 'yaml' or 'json'.")
 	return c
+}
+
+// Complete takes the output stream.
+func (o *VersionOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+	o.args, o.out = args, f.Streams.Out
+	return nil
+}
+
+// Validate checks the arguments and the output format.
+func (o *VersionOptions) Validate() error {
+	if len(o.args) > 0 {
+		return fmt.Errorf("unexpected arguments %q: version takes none", o.args)
+	}
+	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
+		return fmt.Errorf("--output must be 'yaml' or 'json'")
+	}
+	return nil
+}
+
+// Run prints the version.
+func (o *VersionOptions) Run(context.Context) error {
+	oldest, newest := kubeversion.Range()
+	info := VersionInfo{Version: Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+		KubernetesVersions: oldest.String() + ".." + newest.String()}
+	switch o.Output {
+	case "json":
+		b, _ := json.MarshalIndent(info, "", "  ")
+		fmt.Fprintf(o.out, "%s\n", b)
+	case "yaml":
+		b, _ := yaml.Marshal(info)
+		fmt.Fprint(o.out, string(b))
+	default:
+		fmt.Fprintf(o.out, "kubectl-crd version: %s\nGo version: %s\nPlatform: %s\nAnswers as Kubernetes: %s\n", info.Version, info.GoVersion, info.Platform, info.KubernetesVersions)
+	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package convert
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -129,13 +128,6 @@ func WriteStored(w io.Writer, results []*Stored) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// WriteJSON writes v as indented JSON.
-func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func plural(n int, one, many string) string {

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
-	"github.com/kubectl-crd/kubectl-crd/pkg/listing"
+	"github.com/kubectl-crd/kubectl-crd/pkg/pagedlist"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -99,7 +99,7 @@ func CheckStored(ctx context.Context, client dynamic.Interface, crd *apiextensio
 	for _, v := range opts.Versions {
 		seen := map[objectKey]bool{}
 		var order []objectKey
-		err := listing.Each(ctx, resource(v), opts.PageSize, func(page []unstructured.Unstructured) error {
+		err := pagedlist.Each(ctx, resource(v), opts.PageSize, func(page []unstructured.Unstructured) error {
 			for i := range page {
 				k := objectKey{namespace: page[i].GetNamespace(), name: page[i].GetName()}
 				if !seen[k] {
@@ -126,7 +126,7 @@ func CheckStored(ctx context.Context, client dynamic.Interface, crd *apiextensio
 			break
 		}
 		var order []objectKey
-		err := listing.Each(ctx, resource(v), opts.PageSize, func(page []unstructured.Unstructured) error {
+		err := pagedlist.Each(ctx, resource(v), opts.PageSize, func(page []unstructured.Unstructured) error {
 			for i := range page {
 				order = append(order, objectKey{namespace: page[i].GetNamespace(), name: page[i].GetName()})
 			}

@@ -1,12 +1,12 @@
 package diff
 
 import (
-	"encoding/json"
 	"fmt"
-	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/report"
 )
 
 // Formats are diff's output formats.
@@ -38,7 +38,6 @@ type Summary struct {
 
 // Summarize fills in the summary.
 func (r *Report) Summarize() {
-	r.KubernetesVersion = kubeversion.Current().String()
 	s := Summary{Objects: r.Summary.Objects}
 	for _, c := range r.Changes {
 		switch c.Severity {
@@ -60,12 +59,10 @@ func (r *Report) Summarize() {
 func Write(w io.Writer, reports []Report, format, version string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
 		if len(reports) == 1 {
-			return enc.Encode(reports[0])
+			return report.WriteJSON(w, reports[0])
 		}
-		return enc.Encode(reports)
+		return report.WriteJSON(w, reports)
 	case "markdown":
 		return writeMarkdown(w, reports)
 	case "github":
@@ -91,7 +88,7 @@ func writeText(w io.Writer, reports []Report) error {
 		}
 		writeObjectsText(&b, r)
 		s := r.Summary
-		fmt.Fprintf(&b, "%d errors, %d warnings, %d infos", s.Errors, s.Warnings, s.Infos)
+		b.WriteString(s.counts())
 		for _, v := range sortedVersions(s.Objects) {
 			o := s.Objects[v]
 			fmt.Fprintf(&b, "; %s: %d objects, %d refused, %d losing fields", v, o.Checked, o.Refused, o.Pruned)
@@ -130,7 +127,7 @@ func writeMarkdown(w io.Writer, reports []Report) error {
 			verdict = "**breaking**"
 		}
 		fmt.Fprintf(&b, "### `%s`: %s\n\n", r.CRD, verdict)
-		fmt.Fprintf(&b, "%d errors, %d warnings, %d infos.\n\n", s.Errors, s.Warnings, s.Infos)
+		fmt.Fprintf(&b, "%s.\n\n", s.counts())
 		if len(r.Changes) > 0 {
 			b.WriteString("| severity | version | field | check | change |\n| --- | --- | --- | --- | --- |\n")
 			for _, c := range r.Changes {
@@ -177,90 +174,46 @@ func writeGitHub(w io.Writer, reports []Report) error {
 	level := map[Severity]string{Error: "error", Warning: "warning", Info: "notice"}
 	for _, r := range reports {
 		for _, c := range r.Changes {
-			fmt.Fprintf(&b, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level[c.Severity], ghProperty(r.File), max(c.Line, 1), max(c.Column, 1),
-				ghProperty(r.CRD+": "+c.Check), ghData(c.describe()))
+			b.WriteString(report.Annotation(level[c.Severity], r.File, c.Line, max(c.Column, 1), r.CRD+": "+c.Check, c.describe()))
 		}
 		for _, o := range r.Objects {
 			for _, e := range o.Refused {
-				fmt.Fprintf(&b, "::error file=%s,line=1,title=%s::%s\n", ghProperty(r.File), ghProperty(r.CRD+": object-refused"),
-					ghData(fmt.Sprintf("%s %s/%s: %s: %s", o.Version, o.Namespace, o.Name, e.Field, e.Message)))
+				b.WriteString(report.Annotation("error", r.File, 1, 0, r.CRD+": object-refused",
+					fmt.Sprintf("%s %s/%s: %s: %s", o.Version, o.Namespace, o.Name, e.Field, e.Message)))
 			}
 			if len(o.Pruned) > 0 {
-				fmt.Fprintf(&b, "::error file=%s,line=1,title=%s::%s\n", ghProperty(r.File), ghProperty(r.CRD+": field-pruned"),
-					ghData(fmt.Sprintf("%s %s/%s loses %s", o.Version, o.Namespace, o.Name, strings.Join(o.Pruned, ", "))))
+				b.WriteString(report.Annotation("error", r.File, 1, 0, r.CRD+": field-pruned",
+					fmt.Sprintf("%s %s/%s loses %s", o.Version, o.Namespace, o.Name, strings.Join(o.Pruned, ", "))))
 			}
 		}
-		s := r.Summary
-		fmt.Fprintf(&b, "%s: %d errors, %d warnings, %d infos\n", r.CRD, s.Errors, s.Warnings, s.Infos)
+		fmt.Fprintf(&b, "%s: %s\n", r.CRD, r.Summary.counts())
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
-
-// SARIF 2.1.0: a result per change, at its place in the new CRD's file.
+// writeSARIF writes a SARIF 2.1.0 log: a result per change, at its place
+// in the new CRD's file.
 func writeSARIF(w io.Writer, reports []Report, version string) error {
-	type region struct {
-		StartLine   int `json:"startLine"`
-		StartColumn int `json:"startColumn,omitempty"`
-	}
-	type location struct {
-		PhysicalLocation struct {
-			ArtifactLocation struct {
-				URI string `json:"uri"`
-			} `json:"artifactLocation"`
-			Region region `json:"region"`
-		} `json:"physicalLocation"`
-	}
-	type message struct {
-		Text string `json:"text"`
-	}
-	type result struct {
-		RuleID    string     `json:"ruleId"`
-		Level     string     `json:"level"`
-		Message   message    `json:"message"`
-		Locations []location `json:"locations"`
-	}
-	type rule struct {
-		ID               string  `json:"id"`
-		ShortDescription message `json:"shortDescription"`
-	}
-	level := map[Severity]string{Error: "error", Warning: "warning", Info: "note"}
-	results := []result{}
-	used := map[string]bool{}
-	for _, r := range reports {
-		for _, c := range r.Changes {
-			var loc location
-			loc.PhysicalLocation.ArtifactLocation.URI = r.File
-			loc.PhysicalLocation.Region = region{StartLine: max(c.Line, 1), StartColumn: c.Column}
-			results = append(results, result{RuleID: c.Check, Level: level[c.Severity], Message: message{r.CRD + ": " + c.describe()}, Locations: []location{loc}})
-			used[c.Check] = true
-		}
-	}
-	rules := []rule{}
+	log := report.SARIF{ToolVersion: version}
+	level := map[Severity]string{Error: report.LevelError, Warning: report.LevelWarning, Info: report.LevelNote}
+	docs := map[string]string{}
 	for _, c := range Checks {
-		if used[c.Name] {
-			rules = append(rules, rule{ID: c.Name, ShortDescription: message{c.Doc}})
+		docs[c.Name] = c.Doc
+	}
+	for _, r := range reports {
+		log.KubernetesVersion = r.KubernetesVersion
+		for _, c := range r.Changes {
+			log.Add(report.Finding{RuleID: c.Check, Rule: docs[c.Check], Level: level[c.Severity], Message: r.CRD + ": " + c.describe(),
+				File: r.File, Line: c.Line, Column: c.Column})
 		}
 	}
-	log := map[string]any{
-		"version": "2.1.0",
-		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-		"runs": []any{map[string]any{
-			"tool":    map[string]any{"driver": map[string]any{"name": "kubectl crd diff", "version": version, "rules": rules}},
-			"results": results,
-		}},
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(log)
+	return log.Write(w)
+}
+
+// counts are the changes by severity, in words.
+func (s Summary) counts() string {
+	return report.Plural(s.Errors, "error", "errors") + ", " + report.Plural(s.Warnings, "warning", "warnings") + ", " + report.Plural(s.Infos, "info", "infos")
 }
 
 func sortedVersions(m map[string]VersionImpact) []string {

@@ -41,8 +41,20 @@ func Range() (oldest, newest *version.Version) {
 	return oldest, newest
 }
 
-// Current returns the version answers are for.
+// Current returns the version the server code's registry answers as (set
+// by Use). Commands resolve the version once and pass it down; Current is
+// for that resolution and for tests.
 func Current() *version.Version { return effective().EmulationVersion() }
+
+// OrNewest is v, or the newest version this build answers as when v is
+// nil (no version resolved: the default).
+func OrNewest(v *version.Version) *version.Version {
+	if v != nil {
+		return v
+	}
+	_, newest := Range()
+	return newest
+}
 
 // Parse reads a version as users write it: MAJOR.MINOR, with or without a
 // leading v; a patch version (v1.34.2, as kubectl version prints it) is

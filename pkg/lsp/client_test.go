@@ -51,7 +51,7 @@ func testSetup(s Settings) (*validate.Environment, error) {
 		}
 		source = files
 	}
-	builtIn, err := builtin.New(nil, nil)
+	builtIn, err := builtin.New(nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}

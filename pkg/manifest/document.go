@@ -112,6 +112,9 @@ type Error struct {
 	File         string
 	Line, Column int // 0 when unknown
 	Msg          string
+	// Unopened: the file (or directory) itself could not be opened,
+	// so that the message names the flag or argument that named it.
+	Unopened bool
 }
 
 func (e *Error) Error() string {

@@ -69,7 +69,7 @@ func filesOf(path string, recursive bool) ([]string, error) {
 	}
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, &Error{File: path, Msg: describeFSError(err)}
+		return nil, &Error{File: path, Msg: describeFSError(err), Unopened: true}
 	}
 	if !info.IsDir() {
 		return []string{path}, nil
@@ -83,7 +83,7 @@ func filesOf(path string, recursive bool) ([]string, error) {
 	var files []string
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return &Error{File: p, Msg: describeFSError(err)}
+			return &Error{File: p, Msg: describeFSError(err), Unopened: true}
 		}
 		if d.IsDir() {
 			if p != root && !recursive {
@@ -107,7 +107,7 @@ func ReadFile(path string) ([]Document, error) {
 func readFileLenient(path string) ([]Document, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &Error{File: path, Msg: describeFSError(err)}
+		return nil, &Error{File: path, Msg: describeFSError(err), Unopened: true}
 	}
 	return readLenient(path, data), nil
 }

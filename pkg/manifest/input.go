@@ -92,7 +92,7 @@ func (s *source) each(f func(Chunk) bool, only string) (bool, error) {
 	}
 	file, err := os.Open(s.name)
 	if err != nil {
-		return false, &Error{File: s.name, Msg: describeFSError(err)}
+		return false, &Error{File: s.name, Msg: describeFSError(err), Unopened: true}
 	}
 	defer file.Close()
 	info, err := file.Stat()

@@ -19,7 +19,7 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"github.com/kubectl-crd/kubectl-crd/pkg/convert"
-	"github.com/kubectl-crd/kubectl-crd/pkg/listing"
+	"github.com/kubectl-crd/kubectl-crd/pkg/pagedlist"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
@@ -191,13 +191,13 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 
 	done := map[string]bool{} // objects already written, should the list start again
 	var mu sync.Mutex
-	err = listing.Each(ctx, ri, opts.ChunkSize, func(page []unstructured.Unstructured) error {
+	err = pagedlist.Each(ctx, ri, opts.ChunkSize, func(page []unstructured.Unstructured) error {
 		if stop.Err() != nil {
 			return errStopped
 		}
 		var todo []unstructured.Unstructured
 		for _, o := range page {
-			if !done[listing.Key(&o)] {
+			if !done[pagedlist.Key(&o)] {
 				todo = append(todo, o)
 			}
 		}
@@ -208,7 +208,7 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 			outcome, failure := m.rewrite(ctx, ri, &todo[i], opts.DryRun == "server")
 			mu.Lock()
 			defer mu.Unlock()
-			done[listing.Key(&todo[i])] = true
+			done[pagedlist.Key(&todo[i])] = true
 			switch outcome {
 			case rewritten:
 				r.Rewritten++

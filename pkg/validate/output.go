@@ -3,10 +3,14 @@ package validate
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/report"
+	k8sversion "k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 
 	"sigs.k8s.io/yaml"
 )
@@ -22,14 +26,16 @@ type Printer struct {
 	w, errw io.Writer
 	format  string
 	version string // the tool's, for SARIF
+	kube    string // the Kubernetes version answered as
 	colour  bool   // colour text (for a terminal)
 	kept    []ObjectResult
 	err     error
 }
 
-// NewPrinter makes a Printer for format.
-func NewPrinter(w, errw io.Writer, format, version string, colour bool) *Printer {
-	return &Printer{w: w, errw: errw, format: format, version: version, colour: colour}
+// NewPrinter makes a Printer for format; version is the tool's, kube the
+// Kubernetes version answered as (nil: the newest).
+func NewPrinter(w, errw io.Writer, format, version string, kube *k8sversion.Version, colour bool) *Printer {
+	return &Printer{w: w, errw: errw, format: format, version: version, kube: kubeversion.OrNewest(kube).String(), colour: colour}
 }
 
 // Add writes (or keeps) one result.
@@ -57,7 +63,7 @@ func (p *Printer) Finish(s Summary) error {
 	if p.err != nil {
 		return p.err
 	}
-	r := Report{Results: p.kept, Summary: s, KubernetesVersion: kubeversion.Current().String()}
+	r := Report{Results: p.kept, Summary: s, KubernetesVersion: p.kube}
 	switch p.format {
 	case "json":
 		enc := json.NewEncoder(p.w)
@@ -68,15 +74,18 @@ func (p *Printer) Finish(s Summary) error {
 	case "sarif":
 		return r.WriteSARIF(p.w, p.version)
 	case "yaml":
-		return writeSummary(p.errw, s)
+		return writeSummary(p.errw, s, p.kube)
 	default:
-		return writeSummary(p.w, s)
+		return writeSummary(p.w, s, p.kube)
 	}
 }
 
 // WriteReport writes a whole report as a Printer would.
 func (r Report) WriteReport(w, errw io.Writer, format, version string, colour bool) error {
-	p := NewPrinter(w, errw, format, version, colour)
+	p := &Printer{w: w, errw: errw, format: format, version: version, kube: r.KubernetesVersion, colour: colour}
+	if p.kube == "" {
+		p.kube = kubeversion.OrNewest(nil).String()
+	}
 	for _, res := range r.Results {
 		p.Add(res)
 	}
@@ -138,12 +147,12 @@ func writeTextResult(w io.Writer, res ObjectResult, colour bool) error {
 
 // writeSummary writes the counts, and the Kubernetes version answered as
 // where it is not the newest (--kubernetes-version or the cluster's).
-func writeSummary(w io.Writer, s Summary) error {
+func writeSummary(w io.Writer, s Summary, kube string) error {
 	as := ""
-	if _, newest := kubeversion.Range(); !kubeversion.Current().EqualTo(newest) {
-		as = " (as Kubernetes " + kubeversion.Current().String() + ")"
+	if kube != kubeversion.OrNewest(nil).String() {
+		as = " (as Kubernetes " + kube + ")"
 	}
-	_, err := fmt.Fprintf(w, "%d valid, %d invalid, %d skipped, %d errors%s\n", s.Valid, s.Invalid, s.Skipped, s.Errors, as)
+	_, err := fmt.Fprintf(w, "%d valid, %d invalid, %d skipped, %s%s\n", s.Valid, s.Invalid, s.Skipped, report.Plural(s.Errors, "error", "errors"), as)
 	return err
 }
 

@@ -23,7 +23,7 @@ import (
 // validation: the verdicts and the causes must be equal.
 func TestValidateBuiltInMatchesServerDryRun(t *testing.T) {
 	needCorpus(t)
-	kinds, err := builtin.New(nil, nil)
+	kinds, err := builtin.New(nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,27 +77,27 @@ func TestBadInputSuite(t *testing.T) {
 	cases := []badInput{{
 		name:   "malformed YAML",
 		args:   []string{"validate", "-f", filepath.Join(bad, "malformed.yaml"), "--offline"},
-		stdout: "$REPO/test/testdata/bad/malformed.yaml:7: error: invalid YAML: did not find expected ',' or ']'\n0 valid, 0 invalid, 0 skipped, 1 errors\n",
+		stdout: "$REPO/test/testdata/bad/malformed.yaml:7: error: invalid YAML: did not find expected ',' or ']'\n0 valid, 0 invalid, 0 skipped, 1 error\n",
 		code:   2,
 	}, {
 		name:   "tab in the second document, after a good one",
 		args:   []string{"validate", "-f", filepath.Join(bad, "tab-in-second-doc.yaml"), "--offline"},
-		stdout: "$REPO/test/testdata/bad/tab-in-second-doc.yaml:3:1: metadata.name: Required value: name or generateName is required\n$REPO/test/testdata/bad/tab-in-second-doc.yaml:9: error: invalid YAML: found character that cannot start any token\n0 valid, 1 invalid, 0 skipped, 1 errors\n",
+		stdout: "$REPO/test/testdata/bad/tab-in-second-doc.yaml:3:1: metadata.name: Required value: name or generateName is required\n$REPO/test/testdata/bad/tab-in-second-doc.yaml:9: error: invalid YAML: found character that cannot start any token\n0 valid, 1 invalid, 0 skipped, 1 error\n",
 		code:   2,
 	}, {
 		name:   "duplicate key",
 		args:   []string{"validate", "-f", filepath.Join(bad, "duplicate-key.yaml"), "--offline"},
-		stdout: "$REPO/test/testdata/bad/duplicate-key.yaml:7:3: error: duplicate key \"group\" (first at line 6)\n0 valid, 0 invalid, 0 skipped, 1 errors\n",
+		stdout: "$REPO/test/testdata/bad/duplicate-key.yaml:7:3: error: duplicate key \"group\" (first at line 6)\n0 valid, 0 invalid, 0 skipped, 1 error\n",
 		code:   2,
 	}, {
 		name:   "a billion laughs",
 		args:   []string{"validate", "-f", write("bomb.yaml", bomb), "--crds", cronTabCRD},
-		stdout: "@/bomb.yaml: error: invalid YAML: document contains excessive aliasing\n0 valid, 0 invalid, 0 skipped, 1 errors\n",
+		stdout: "@/bomb.yaml: error: invalid YAML: document contains excessive aliasing\n0 valid, 0 invalid, 0 skipped, 1 error\n",
 		code:   2,
 	}, {
 		name:    "a 100 MB file",
 		args:    []string{"validate", "-f", huge, "--crds", cronTabCRD},
-		stdout:  "@/huge.yaml:1: error: document of 100 MiB not read: documents over 64 MiB cannot be objects the API server accepts (3 MiB as JSON)\n0 valid, 0 invalid, 0 skipped, 1 errors\n",
+		stdout:  "@/huge.yaml:1: error: document of 100 MiB not read: documents over 64 MiB cannot be objects the API server accepts (3 MiB as JSON)\n0 valid, 0 invalid, 0 skipped, 1 error\n",
 		code:    2,
 		maxTime: 30 * time.Second,
 		maxRSS:  400 << 20,
@@ -109,22 +109,22 @@ func TestBadInputSuite(t *testing.T) {
 	}, {
 		name:   "10,000-deep flow nesting",
 		args:   []string{"validate", "-f", write("deep.yaml", fmt.Sprintf(crontab, "deep")+"  x: "+strings.Repeat("[", 10001)+strings.Repeat("]", 10001)+"\n"), "--crds", cronTabCRD},
-		stdout: "@/deep.yaml:6: error: invalid YAML: exceeded max depth of 10000\n0 valid, 0 invalid, 0 skipped, 1 errors\n",
+		stdout: "@/deep.yaml:6: error: invalid YAML: exceeded max depth of 10000\n0 valid, 0 invalid, 0 skipped, 1 error\n",
 		code:   2,
 	}, {
 		name:   "10,000-deep block nesting",
 		args:   []string{"validate", "-f", write("deep-block.yaml", block.String()), "--crds", cronTabCRD},
-		stdout: "@/deep-block.yaml:10005: error: invalid YAML: exceeded max depth of 10000\n0 valid, 0 invalid, 0 skipped, 1 errors\n",
+		stdout: "@/deep-block.yaml:10005: error: invalid YAML: exceeded max depth of 10000\n0 valid, 0 invalid, 0 skipped, 1 error\n",
 		code:   2,
 	}, {
 		name:   "10,000-deep JSON",
 		args:   []string{"validate", "-f", write("deep.json", `{"apiVersion":"stable.example.com/v1","kind":"CronTab","spec":`+strings.Repeat(`{"a":`, 10001)+"1"+strings.Repeat("}", 10002)+"\n"), "--crds", cronTabCRD},
-		stdout: "@/deep.json:1:50058: error: invalid JSON: nested more than 10000 levels deep (kubectl and the API server refuse it)\n0 valid, 0 invalid, 0 skipped, 1 errors\n",
+		stdout: "@/deep.json:1:50058: error: invalid JSON: nested more than 10000 levels deep (kubectl and the API server refuse it)\n0 valid, 0 invalid, 0 skipped, 1 error\n",
 		code:   2,
 	}, {
 		name:   "binary data",
 		args:   []string{"validate", "-f", write("noise.yaml", string(noise)), "--crds", cronTabCRD},
-		stdout: "@/noise.yaml: error: invalid YAML: invalid trailing UTF-8 octet\n0 valid, 0 invalid, 0 skipped, 1 errors\n",
+		stdout: "@/noise.yaml: error: invalid YAML: invalid trailing UTF-8 octet\n0 valid, 0 invalid, 0 skipped, 1 error\n",
 		code:   2,
 	}, {
 		name:   "binary data as CRDs",
@@ -139,22 +139,22 @@ func TestBadInputSuite(t *testing.T) {
 	}, {
 		name:   "a scalar document",
 		args:   []string{"validate", "-f", write("scalar.yaml", "---\njust words\n"), "--offline"},
-		stdout: "@/scalar.yaml:2:1: error: expected an object (a mapping with apiVersion and kind), found the scalar \"just words\"\n0 valid, 0 invalid, 0 skipped, 1 errors\n",
+		stdout: "@/scalar.yaml:2:1: error: expected an object (a mapping with apiVersion and kind), found the scalar \"just words\"\n0 valid, 0 invalid, 0 skipped, 1 error\n",
 		code:   2,
 	}, {
 		name:   "a list document",
 		args:   []string{"validate", "-f", write("list.yaml", "- a\n- b\n"), "--offline"},
-		stdout: "@/list.yaml:1:1: error: expected an object (a mapping with apiVersion and kind), found a list\n0 valid, 0 invalid, 0 skipped, 1 errors\n",
+		stdout: "@/list.yaml:1:1: error: expected an object (a mapping with apiVersion and kind), found a list\n0 valid, 0 invalid, 0 skipped, 1 error\n",
 		code:   2,
 	}, {
 		name:   "no apiVersion",
 		args:   []string{"validate", "-f", write("noapiversion.yaml", "# an object\nkind: CronTab\nmetadata:\n  name: x\n"), "--crds", cronTabCRD},
-		stdout: "@/noapiversion.yaml:2:1: apiVersion: Required value\n0 valid, 0 invalid, 0 skipped, 1 errors\n",
+		stdout: "@/noapiversion.yaml:2:1: apiVersion: Required value\n0 valid, 0 invalid, 0 skipped, 1 error\n",
 		code:   2,
 	}, {
 		name:   "no kind",
 		args:   []string{"validate", "-f", write("nokind.yaml", "apiVersion: stable.example.com/v1\nmetadata:\n  name: x\n"), "--crds", cronTabCRD},
-		stdout: "@/nokind.yaml:1:1: kind: Required value\n0 valid, 0 invalid, 0 skipped, 1 errors\n",
+		stdout: "@/nokind.yaml:1:1: kind: Required value\n0 valid, 0 invalid, 0 skipped, 1 error\n",
 		code:   2,
 	}, {
 		name: "a CRD with no versions",

@@ -114,7 +114,7 @@ func TestBuiltInKindsMatchDiscovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	custom := customResources(t)
-	kinds, err := builtin.New(nil, nil)
+	kinds, err := builtin.New(nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

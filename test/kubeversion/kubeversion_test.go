@@ -198,7 +198,7 @@ func compareDiscovery(t *testing.T, c *cluster.Cluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds, err := builtin.New(nil, nil)
+	kinds, err := builtin.New(kubeversion.Current(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

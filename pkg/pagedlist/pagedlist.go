@@ -1,6 +1,6 @@
-// Package listing reads every object of a resource from a cluster in
-// pages, as migrate and convert --check read them.
-package listing
+// Package pagedlist reads every object of a resource from a cluster in
+// pages, as diff, migrate and convert --check read them.
+package pagedlist
 
 import (
 	"context"

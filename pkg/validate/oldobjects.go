@@ -1,14 +1,12 @@
-package cmd
+package validate
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
-	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
@@ -17,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 )
 
 // objectKey names an object the way an update finds it.
@@ -24,31 +23,11 @@ type objectKey struct {
 	group, kind, namespace, name string
 }
 
-// oldCRD finds the CRD a CRD document would update (nil: none).
-type oldCRD = func(ctx context.Context, name string) (*apiextensionsv1.CustomResourceDefinition, error)
+// OldCRD finds the CRD a CRD document would update (nil: none).
+type OldCRD = func(ctx context.Context, name string) (*apiextensionsv1.CustomResourceDefinition, error)
 
-// oldLookups says where the objects and CRDs an input updates come from:
-// --old files, else the cluster when one is asked, else nowhere (every
-// document is a create). namespace is where objects without one go.
-func (o *ValidateOptions) oldLookups(namespace string) (validate.OldLookup, oldCRD, error) {
-	if len(o.Old) > 0 {
-		return oldFromFiles(o.Old, namespace)
-	}
-	if o.f.Offline() {
-		return nil, nil, nil
-	}
-	config, err := o.f.RESTConfig()
-	if errors.Is(err, errNoCluster) {
-		return nil, nil, nil // nothing can exist in no cluster
-	}
-	if err != nil {
-		// The cluster that would answer cannot be asked.
-		return func(context.Context, schema.GroupVersionKind, schema.GroupVersionResource, string, string) (map[string]any, error) {
-				return nil, err
-			}, func(context.Context, string) (*apiextensionsv1.CustomResourceDefinition, error) {
-				return nil, err
-			}, nil
-	}
+// liveLookups finds the objects and CRDs an input updates in the cluster.
+func liveLookups(config *rest.Config) (OldLookup, OldCRD, error) {
 	client, err := dynamic.NewForConfig(config)
 	if err != nil {
 		return nil, nil, err
@@ -61,7 +40,7 @@ func (o *ValidateOptions) oldLookups(namespace string) (validate.OldLookup, oldC
 }
 
 // liveCRDs reads the CRD a document would update from the cluster.
-func liveCRDs(client apiextensionsclient.CustomResourceDefinitionInterface) oldCRD {
+func liveCRDs(client apiextensionsclient.CustomResourceDefinitionInterface) OldCRD {
 	return func(ctx context.Context, name string) (*apiextensionsv1.CustomResourceDefinition, error) {
 		crd, err := client.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
@@ -75,7 +54,7 @@ func liveCRDs(client apiextensionsclient.CustomResourceDefinitionInterface) oldC
 // there without status is taken as the server keeps it once it has
 // created it and established it: its storage version stored, its names
 // accepted.
-func oldFromFiles(paths []string, namespace string) (validate.OldLookup, oldCRD, error) {
+func oldFromFiles(paths []string, namespace string) (OldLookup, OldCRD, error) {
 	docs, err := manifest.ReadPaths(paths, true, nil)
 	if err != nil {
 		return nil, nil, err
@@ -142,7 +121,7 @@ func asEstablished(crd *apiextensionsv1.CustomResourceDefinition) *apiextensions
 // and namespace, shared by every object of the input; where the user may
 // not list them (RBAC often lets a deployer get and patch, not list), a
 // get of each.
-func liveObjects(client dynamic.Interface) validate.OldLookup {
+func liveObjects(client dynamic.Interface) OldLookup {
 	type listKey struct {
 		gvr       schema.GroupVersionResource
 		namespace string

@@ -1,13 +1,14 @@
-package migrate
+package lifecycle
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
-func TestSummary(t *testing.T) {
+func TestRow(t *testing.T) {
 	url := "https://convert.example.com/crd"
 	versions := func(storage string) []apiextensionsv1.CustomResourceDefinitionVersion {
 		return []apiextensionsv1.CustomResourceDefinitionVersion{
@@ -34,7 +35,7 @@ func TestSummary(t *testing.T) {
 		{name: "stored only at an old version", storage: "v1", stored: []string{"v1beta1"}, wantMigrate: true,
 			conv: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter, Webhook: &apiextensionsv1.WebhookConversion{
 				ClientConfig: &apiextensionsv1.WebhookClientConfig{Service: &apiextensionsv1.ServiceReference{Namespace: "ops", Name: "conv"}}}},
-			wantConversion: "Webhook (ops/conv)", wantConditions: "[]"},
+			wantConversion: "Webhook (service ops/conv)", wantConditions: "[]"},
 		{name: "storage moved back", storage: "v1beta1", stored: []string{"v1beta1"},
 			conv: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter, Webhook: &apiextensionsv1.WebhookConversion{
 				ClientConfig: &apiextensionsv1.WebhookClientConfig{URL: &url}}},
@@ -55,27 +56,55 @@ func TestSummary(t *testing.T) {
 			}
 			crd.Name = "widgets.example.com"
 			n := int64(42)
-			s := Summary(crd, &n)
-			if s["migrationNeeded"] != tt.wantMigrate || MigrationNeeded(crd) != tt.wantMigrate {
-				t.Errorf("migrationNeeded %v, want %v", s["migrationNeeded"], tt.wantMigrate)
+			r := RowOf(crd, &n)
+			if r.MigrationNeeded != tt.wantMigrate || MigrationNeeded(crd) != tt.wantMigrate {
+				t.Errorf("migrationNeeded %v, want %v", r.MigrationNeeded, tt.wantMigrate)
 			}
-			if s["conversion"] != tt.wantConversion {
-				t.Errorf("conversion %q, want %q", s["conversion"], tt.wantConversion)
+			if r.Conversion != tt.wantConversion {
+				t.Errorf("conversion %q, want %q", r.Conversion, tt.wantConversion)
 			}
-			if got := fmt.Sprint(s["conditions"]); got != tt.wantConditions {
+			if got := fmt.Sprint(r.Conditions); got != tt.wantConditions {
 				t.Errorf("conditions %s, want %s", got, tt.wantConditions)
 			}
-			if s["objects"] != int64(42) || fmt.Sprint(s["storedVersions"]) != fmt.Sprint(tt.stored) {
-				t.Errorf("objects %v, storedVersions %v", s["objects"], s["storedVersions"])
+			if *r.Objects != 42 || fmt.Sprint(r.StoredVersions) != fmt.Sprint(tt.stored) {
+				t.Errorf("objects %v, storedVersions %v", r.Objects, r.StoredVersions)
 			}
-			want := fmt.Sprintf("[map[deprecated:false name:v1alpha1 served:false storage:%v] map[deprecated:true name:v1beta1 served:true storage:%v] map[deprecated:false name:v1 served:true storage:%v]]",
+			want := fmt.Sprintf(`[{"name":"v1alpha1","served":false,"storage":%v,"deprecated":false},{"name":"v1beta1","served":true,"storage":%v,"deprecated":true},{"name":"v1","served":true,"storage":%v,"deprecated":false}]`,
 				tt.storage == "v1alpha1", tt.storage == "v1beta1", tt.storage == "v1")
-			if got := fmt.Sprint(s["versions"]); got != want {
+			if got, _ := json.Marshal(r.Versions); string(got) != want {
 				t.Errorf("versions %s, want %s", got, want)
+			}
+			obj, err := r.Object()
+			if err != nil || obj.GetName() != crd.Name || obj.Object["objects"] != int64(42) {
+				t.Errorf("as an object: %v, %v", obj, err)
 			}
 		})
 	}
-	if s := Summary(&apiextensionsv1.CustomResourceDefinition{}, nil); s["objects"] != nil {
-		t.Errorf("unknown objects: %v, want nil (null in JSON)", s["objects"])
+	r := RowOf(&apiextensionsv1.CustomResourceDefinition{}, nil)
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(data, &back); err != nil || back["objects"] != nil || fmt.Sprint(back["storedVersions"]) != "[]" {
+		t.Errorf("unknown objects and no stored versions: %s; want null and []", data)
+	}
+}
+
+// TestVersionSpelling: one spelling of a version for every verb, and the
+// compact one of list's column.
+func TestVersionSpelling(t *testing.T) {
+	for _, tt := range []struct {
+		v          Version
+		text, cell string
+	}{
+		{Version{Name: "v1", Served: true, Storage: true}, "v1 (storage)", "v1*"},
+		{Version{Name: "v1beta1", Served: true, Deprecated: true}, "v1beta1 (deprecated)", "v1beta1(deprecated)"},
+		{Version{Name: "v1alpha1"}, "v1alpha1 (not served)", "(v1alpha1)"},
+		{Version{Name: "v2", Served: true}, "v2", "v2"},
+	} {
+		if tt.v.String() != tt.text || tt.v.Cell() != tt.cell {
+			t.Errorf("%+v: %q and %q, want %q and %q", tt.v, tt.v.String(), tt.v.Cell(), tt.text, tt.cell)
+		}
 	}
 }

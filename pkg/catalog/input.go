@@ -1,0 +1,94 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// InputCRD is a CRD of the user's input, with its document (for
+// positions in messages).
+type InputCRD struct {
+	*CRD
+	Doc *manifest.Document
+}
+
+// Split sorts an input's documents into its CRDs, decoded, and its other
+// documents (objects, and documents that could not be read), each in
+// input order. A CRD that does not decode is left out and the first such
+// is returned as the error, naming its place; the rest is still split,
+// for callers that report such a CRD with the other documents.
+func Split(docs []manifest.Document) (crds []InputCRD, objects []*manifest.Document, err error) {
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil || !IsCRD(d.TypeMeta()) {
+			objects = append(objects, d)
+			continue
+		}
+		crd, derr := DecodeCRD(d)
+		if derr != nil {
+			if err == nil {
+				err = derr
+			}
+			continue
+		}
+		crds = append(crds, InputCRD{CRD: crd, Doc: d})
+	}
+	return crds, objects, err
+}
+
+// Named are the CRDs the TYPE arguments name, each once and in argument
+// order, or every CRD when there are none.
+func (c *Catalog) Named(ctx context.Context, types []string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	if len(types) == 0 {
+		list, err := c.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return Definitions(list), nil
+	}
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	seen := map[string]bool{}
+	for _, t := range types {
+		res, err := c.Resolve(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range res {
+			if r.CRD == nil {
+				return nil, &UnreadableError{Type: t}
+			}
+			if !seen[r.CRD.Name] {
+				seen[r.CRD.Name] = true
+				crds = append(crds, r.CRD.CustomResourceDefinition)
+			}
+		}
+	}
+	return crds, nil
+}
+
+// One resolves a TYPE argument that must name exactly one custom
+// resource type, and returns it with its CRD.
+func (c *Catalog) One(ctx context.Context, typ string) (Resource, error) {
+	res, err := c.Resolve(ctx, typ)
+	if err != nil {
+		return Resource{}, err
+	}
+	if len(res) != 1 {
+		return Resource{}, fmt.Errorf("%q names %d types: name one", typ, len(res))
+	}
+	if res[0].CRD == nil {
+		return Resource{}, &UnreadableError{Type: typ}
+	}
+	return res[0], nil
+}
+
+// UnreadableError is the answer for a type whose CRD the user may not
+// read.
+type UnreadableError struct{ Type string }
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("cannot read the CustomResourceDefinition of %q", e.Type)
+}

@@ -1,0 +1,113 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/spf13/cobra"
+)
+
+// verb is every command of kubectl crd, in the shape of kubectl's own:
+// Complete fills the options from the flags, the arguments, the
+// environment and the factory (clients, the catalog, the Kubernetes
+// version); Validate checks them and changes nothing; Run does the work.
+// run calls them in that order.
+type verb interface {
+	Complete(f *Factory, c *cobra.Command, args []string) error
+	Validate() error
+	Run(ctx context.Context) error
+}
+
+// run is the RunE of a verb's command: Complete, Validate, Run. A
+// Validate error is a usage error.
+func run(f *Factory, o verb) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, args []string) error {
+		f.trace("Complete")
+		if err := o.Complete(f, c, args); err != nil {
+			return err
+		}
+		f.trace("Validate")
+		if err := o.Validate(); err != nil {
+			return &UsageError{Err: err}
+		}
+		f.trace("Run")
+		return o.Run(contextOf(c))
+	}
+}
+
+// UsageError is a command line kubectl crd cannot act on: a flag, an
+// argument or a combination of them. It exits 2, as does every error that
+// stops a verb from doing its job; 1 is kept for findings.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// usageErrorf is a UsageError with a formatted message.
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// ExitError ends a verb with a code of its own: 1 for findings (invalid
+// objects, breaking changes, failed conversions), or 128 + a signal. Its
+// message, if any, is printed as any other error.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return ""
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// findings is the exit of a verb that found something (code 1), with
+// nothing more to print.
+var findings = &ExitError{Code: 1}
+
+// exitCode is the process's exit code for a verb's error: 0 for none, an
+// ExitError's own code, else 2 (the job could not be done: a usage error,
+// an input that cannot be read, a cluster that cannot answer).
+func exitCodeOf(err error) int {
+	var ee *ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.Code
+	}
+	return 2
+}
+
+func contextOf(c *cobra.Command) context.Context {
+	if ctx := c.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}
+
+// flagError is an input named by a flag that cannot be read: a file or
+// directory that cannot be opened is said with the flag that named it
+// ("--crds crds/: no such file or directory"); a problem inside a file
+// names the file and line, as it is.
+type flagError struct {
+	flag string
+	err  error
+}
+
+func (e *flagError) Error() string {
+	var me *manifest.Error
+	if errors.As(e.err, &me) && me.Unopened {
+		return e.flag + " " + e.err.Error()
+	}
+	return e.err.Error()
+}
+
+func (e *flagError) Unwrap() error { return e.err }

@@ -1,0 +1,62 @@
+package cmd
+
+import (
+	"fmt"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
+	"k8s.io/apimachinery/pkg/util/version"
+)
+
+// KubernetesVersion is the version this run answers as, resolved once:
+// --kubernetes-version when given (the root command resolves it before
+// any verb runs), else, online, the version the cluster runs or emulates
+// (its /version), else the newest this build knows. The server code's
+// registry is set to it when it is not the newest, as kube-apiserver's
+// --emulated-version sets it; the verbs pass the version down to what
+// reports it. noCluster: the verb reaches no cluster (validate --offline).
+func (f *Factory) KubernetesVersion(noCluster bool) (*version.Version, error) {
+	if !f.version.done {
+		f.version.done = true
+		f.version.v, f.version.err = f.resolveKubernetesVersion(noCluster)
+	}
+	return f.version.v, f.version.err
+}
+
+func (f *Factory) resolveKubernetesVersion(noCluster bool) (*version.Version, error) {
+	_, newest := kubeversion.Range()
+	if f.kubernetesVersion != "" {
+		v, err := kubeversion.Parse(f.kubernetesVersion)
+		if err != nil {
+			return nil, fmt.Errorf("--kubernetes-version: %w", err)
+		}
+		if err := kubeversion.Use(v, nil, false); err != nil {
+			return nil, fmt.Errorf("--kubernetes-version %s: %w", f.kubernetesVersion, err)
+		}
+		return v, nil
+	}
+	if f.Offline(noCluster) {
+		return newest, nil
+	}
+	if _, err := f.RESTConfig(); err != nil {
+		// Nothing to ask; the verb reports this where an answer needs
+		// the cluster.
+		return newest, nil
+	}
+	dc, err := f.ConfigFlags.ToDiscoveryClient()
+	if err != nil {
+		return nil, err
+	}
+	info, err := dc.ServerVersion()
+	if err != nil {
+		f.Warn(fmt.Sprintf("the cluster's version could not be read (%v); answering as Kubernetes %s", err, newest))
+		return newest, nil
+	}
+	v, minCompatibility, err := kubeversion.OfServer(info)
+	if err != nil {
+		return nil, err
+	}
+	if err := kubeversion.Use(v, minCompatibility, true); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

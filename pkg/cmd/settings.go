@@ -1,0 +1,39 @@
+package cmd
+
+import (
+	"github.com/spf13/pflag"
+)
+
+// withSettings is a factory of the same flags as f's but for another
+// kubeconfig context ("": f's) and other --crds: its own catalog,
+// clients and Kubernetes version. The flags f's command line set are set
+// again on the new factory's flags, so that every kubeconfig flag (and
+// any kubectl adds) carries over.
+func (f *Factory) withSettings(crds []string, context string) *Factory {
+	g := NewFactory(f.Streams)
+	flags := pflag.NewFlagSet("settings", pflag.ContinueOnError)
+	g.AddFlags(flags)
+	if f.flags != nil {
+		f.flags.Visit(func(given *pflag.Flag) {
+			if to := flags.Lookup(given.Name); to != nil {
+				setLike(to, given)
+			}
+		})
+	}
+	if context != "" {
+		_ = flags.Set("context", context)
+	}
+	g.CRDPaths = crds
+	return g
+}
+
+// setLike gives to the value given has: a list's items, or the value.
+func setLike(to, given *pflag.Flag) {
+	if list, ok := given.Value.(pflag.SliceValue); ok {
+		if into, ok := to.Value.(pflag.SliceValue); ok {
+			_ = into.Replace(list.GetSlice())
+			return
+		}
+	}
+	_ = to.Value.Set(given.Value.String())
+}

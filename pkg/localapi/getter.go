@@ -1,0 +1,95 @@
+package localapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+)
+
+// ServerFor serves the objects of the files paths name, as created, with
+// the CRDs asked for (the resources of get's arguments) and those of the
+// objects' kinds (kubectl's get -f asks for each object by its
+// resource): only those are decoded.
+func ServerFor(ctx context.Context, cat *catalog.Catalog, asked []*apiextensionsv1.CustomResourceDefinition, paths []string, recursive bool) (*Server, error) {
+	objs, err := readObjects(paths, recursive)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for _, crd := range asked {
+		names[crd.Name] = true
+	}
+	kinds := map[schema.GroupKind]bool{}
+	for _, o := range objs {
+		kinds[o.GroupVersionKind().GroupKind()] = true
+	}
+	ofObjects, err := cat.ListWhere(ctx, func(crd *apiextensionsv1.CustomResourceDefinition) bool {
+		return !names[crd.Name] && kinds[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}]
+	})
+	if err != nil {
+		return nil, err
+	}
+	return NewServer(append(asked, catalog.Definitions(ofObjects)...), objs)
+}
+
+func readObjects(paths []string, recursive bool) ([]*unstructured.Unstructured, error) {
+	docs, err := manifest.ReadPaths(paths, recursive, nil)
+	if err != nil {
+		return nil, err
+	}
+	objs := make([]*unstructured.Unstructured, 0, len(docs))
+	for i := range docs {
+		d := &docs[i]
+		obj, err := d.TakeObject()
+		if err != nil {
+			return nil, &manifest.Error{File: d.File, Line: d.Line, Column: d.Column, Msg: err.Error()}
+		}
+		objs = append(objs, &unstructured.Unstructured{Object: obj})
+	}
+	return objs, nil
+}
+
+// Getter is the client getter of kubectl's commands without a cluster:
+// the kubeconfig flags for namespaces, discovery from the catalog's CRD
+// files, and a transport that never leaves the process.
+type Getter struct {
+	*genericclioptions.ConfigFlags
+	discovery discovery.CachedDiscoveryInterface
+	mapper    meta.RESTMapper
+	transport http.RoundTripper
+}
+
+// NewGetter makes the Getter of a catalog over files, answering through
+// transport (a Server, under tabletransport's Transport).
+func NewGetter(flags *genericclioptions.ConfigFlags, cat *catalog.Catalog, transport http.RoundTripper) (*Getter, error) {
+	dc, err := cat.Discovery()
+	if err != nil {
+		return nil, err
+	}
+	mapper, err := cat.RESTMapper()
+	if err != nil {
+		return nil, err
+	}
+	return &Getter{ConfigFlags: flags, discovery: dc, mapper: mapper, transport: transport}, nil
+}
+
+func (g *Getter) ToRESTConfig() (*rest.Config, error) {
+	return &rest.Config{Host: "https://kubectl-crd.invalid", Transport: g.transport}, nil
+}
+
+func (g *Getter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
+	return g.discovery, nil
+}
+
+func (g *Getter) ToRESTMapper() (meta.RESTMapper, error) {
+	return g.mapper, nil
+}
