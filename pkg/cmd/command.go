@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
 )
 
 // verb is every command of kubectl crd, in the shape of kubectl's own:
@@ -15,24 +16,24 @@ import (
 // version); Validate checks them and changes nothing; Run does the work.
 // run calls them in that order.
 type verb interface {
-	Complete(f *Factory, c *cobra.Command, args []string) error
+	Complete(f *factory.Factory, c *cobra.Command, args []string) error
 	Validate() error
 	Run(ctx context.Context) error
 }
 
 // run is the RunE of a verb's command: Complete, Validate, Run. A
 // Validate error is a usage error.
-func run(f *Factory, o verb) func(*cobra.Command, []string) error {
+func run(f *factory.Factory, o verb) func(*cobra.Command, []string) error {
 	return func(c *cobra.Command, args []string) error {
-		f.trace("Complete")
+		trace(f, "Complete")
 		if err := o.Complete(f, c, args); err != nil {
 			return err
 		}
-		f.trace("Validate")
+		trace(f, "Validate")
 		if err := o.Validate(); err != nil {
 			return &UsageError{Err: err}
 		}
-		f.trace("Run")
+		trace(f, "Run")
 		return o.Run(contextOf(c))
 	}
 }
@@ -93,21 +94,11 @@ func contextOf(c *cobra.Command) context.Context {
 	return context.Background()
 }
 
-// flagError is an input named by a flag that cannot be read: a file or
-// directory that cannot be opened is said with the flag that named it
-// ("--crds crds/: no such file or directory"); a problem inside a file
-// names the file and line, as it is.
-type flagError struct {
-	flag string
-	err  error
-}
-
-func (e *flagError) Error() string {
-	var me *manifest.Error
-	if errors.As(e.err, &me) && me.Unopened {
-		return e.flag + " " + e.err.Error()
+// trace tells the factory's Trace, and the log at -v=5, which step of a
+// verb starts.
+func trace(f *factory.Factory, step string) {
+	klog.V(5).InfoS("Verb step", "step", step)
+	if f.Trace != nil {
+		f.Trace(step)
 	}
-	return e.err.Error()
 }
-
-func (e *flagError) Unwrap() error { return e.err }

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/spf13/cobra"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/metadata"
 )
 
@@ -25,7 +25,7 @@ var shells = []string{"bash", "zsh", "fish", "powershell"}
 // NewCmdCompletion makes kubectl crd completion SHELL: the completion
 // script of the kubectl-crd binary. (kubectl's own completion completes
 // "kubectl crd ..." through the kubectl_complete-crd script instead.)
-func NewCmdCompletion(f *Factory) *cobra.Command {
+func NewCmdCompletion(f *factory.Factory) *cobra.Command {
 	o := &CompletionOptions{}
 	return &cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
@@ -45,7 +45,7 @@ kubectl_complete-crd script (in the release archives and plugins/) on PATH.`,
 }
 
 // Complete takes the shell and the command tree.
-func (o *CompletionOptions) Complete(f *Factory, c *cobra.Command, args []string) error {
+func (o *CompletionOptions) Complete(f *factory.Factory, c *cobra.Command, args []string) error {
 	o.args, o.root, o.out = args, c.Root(), f.Streams.Out
 	return nil
 }
@@ -79,7 +79,7 @@ func (o *CompletionOptions) Run(context.Context) error {
 
 // completeTypes completes a TYPE argument: every CRD's plural, singular
 // and short names and its categories.
-func completeTypes(f *Factory) cobra.CompletionFunc {
+func completeTypes(f *factory.Factory) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -90,7 +90,7 @@ func completeTypes(f *Factory) cobra.CompletionFunc {
 
 // completeTypeAndName completes get's arguments: a TYPE first (or
 // TYPE/NAME), then the names of that type's objects in the namespace.
-func completeTypeAndName(f *Factory) cobra.CompletionFunc {
+func completeTypeAndName(f *factory.Factory) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		ctx := contextOf(c)
 		if typ, prefix, ok := strings.Cut(toComplete, "/"); ok && len(args) == 0 {
@@ -112,102 +112,59 @@ func completeTypeAndName(f *Factory) cobra.CompletionFunc {
 
 // completeGroupVersions completes openapi's arguments: GROUP/VERSION for
 // v3, TYPE for --openapi-version=2.
-func completeGroupVersions(f *Factory) cobra.CompletionFunc {
+func completeGroupVersions(f *factory.Factory) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		ctx := contextOf(c)
 		if v, _ := c.Flags().GetInt("openapi-version"); v == 2 {
-			return typeNames(ctx, f, toComplete), cobra.ShellCompDirectiveNoFileComp
+			return typeNames(contextOf(c), f, toComplete), cobra.ShellCompDirectiveNoFileComp
 		}
-		var out []string
-		for _, crd := range outlines(ctx, f) {
-			for _, v := range crd.Spec.Versions {
-				if gv := crd.Spec.Group + "/" + v.Name; v.Served && strings.HasPrefix(gv, toComplete) && !slices.Contains(args, gv) {
-					out = append(out, gv)
-				}
-			}
-		}
-		return sortedUnique(out), cobra.ShellCompDirectiveNoFileComp
+		gvs := complete(f, func(cat *catalog.Catalog) ([]string, error) { return cat.GroupVersions(contextOf(c), toComplete) })
+		return slices.DeleteFunc(gvs, func(gv string) bool { return slices.Contains(args, gv) }), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
-// outlines are the outlines of the CRDs (see catalog.Outline): all that
-// completion needs, without decoding a CRD.
-func outlines(ctx context.Context, f *Factory) []*apiextensionsv1.CustomResourceDefinition {
-	cat, err := f.Catalog(false)
-	if err != nil {
-		cobra.CompDebugln(err.Error(), true)
-		return nil
-	}
-	crds, err := cat.Outlines(ctx)
-	if err != nil {
-		cobra.CompDebugln(err.Error(), true)
-	}
-	return crds
-}
-
-func typeNames(ctx context.Context, f *Factory, prefix string) []string {
-	var out []string
-	for _, crd := range outlines(ctx, f) {
-		n := crd.Spec.Names
-		for _, name := range append(append([]string{n.Plural, n.Singular}, n.ShortNames...), n.Categories...) {
-			if name != "" && strings.HasPrefix(name, prefix) {
-				out = append(out, name)
-			}
-		}
-	}
-	return sortedUnique(out)
+func typeNames(ctx context.Context, f *factory.Factory, prefix string) []string {
+	return complete(f, func(cat *catalog.Catalog) ([]string, error) { return cat.TypeNames(ctx, prefix) })
 }
 
 // objectNames lists the names of typ's objects (in the namespace of the
 // flags, or all with -A) that start with prefix and are not in given.
-func objectNames(ctx context.Context, c *cobra.Command, f *Factory, typ, prefix string, given []string) []string {
+func objectNames(ctx context.Context, c *cobra.Command, f *factory.Factory, typ, prefix string, given []string) []string {
 	if f.Offline(false) {
 		return nil
 	}
-	cat, err := f.Catalog(false)
-	if err != nil {
-		return nil
-	}
-	r, err := cat.One(ctx, typ)
-	if err != nil {
-		return nil
-	}
-	config, err := f.RESTConfig()
-	if err != nil {
-		return nil
-	}
-	client, err := metadata.NewForConfig(config)
-	if err != nil {
-		return nil
-	}
-	ri := client.Resource(r.Mapping.Resource)
-	var list *metav1.PartialObjectMetadataList
-	if all, _ := c.Flags().GetBool("all-namespaces"); all || r.CRD.Spec.Scope == apiextensionsv1.ClusterScoped {
-		list, err = ri.List(ctx, metav1.ListOptions{})
-	} else {
-		list, err = ri.Namespace(f.Namespace(false)).List(ctx, metav1.ListOptions{})
-	}
-	if err != nil {
-		cobra.CompDebugln(fmt.Sprintf("listing %s: %v", typ, err), true)
-		return nil
-	}
-	var out []string
-	for _, o := range list.Items {
-		if strings.HasPrefix(o.Name, prefix) && !slices.Contains(given, o.Name) {
-			out = append(out, o.Name)
+	names := complete(f, func(cat *catalog.Catalog) ([]string, error) {
+		config, err := f.RESTConfig()
+		if err != nil {
+			return nil, err
 		}
-	}
-	return sortedUnique(out)
+		client, err := metadata.NewForConfig(config)
+		if err != nil {
+			return nil, err
+		}
+		all, _ := c.Flags().GetBool("all-namespaces")
+		return cat.ObjectNames(ctx, client, typ, f.Namespace(false), all, prefix)
+	})
+	return slices.DeleteFunc(names, func(n string) bool { return slices.Contains(given, n) })
 }
 
-func sortedUnique(s []string) []string {
-	slices.Sort(s)
-	return slices.Compact(s)
+// complete asks the catalog for names; what goes wrong is for
+// completion's debug log only.
+func complete(f *factory.Factory, names func(*catalog.Catalog) ([]string, error)) []string {
+	cat, err := f.Catalog(false)
+	if err != nil {
+		cobra.CompDebugln(err.Error(), true)
+		return nil
+	}
+	out, err := names(cat)
+	if err != nil {
+		cobra.CompDebugln(err.Error(), true)
+	}
+	return out
 }
 
 // registerFlagCompletions completes --crds with YAML and JSON files (and
 // directories) and --context with the kubeconfig's contexts.
-func registerFlagCompletions(root *cobra.Command, f *Factory) {
+func registerFlagCompletions(root *cobra.Command, f *factory.Factory) {
 	_ = root.RegisterFlagCompletionFunc("crds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt
 	})
@@ -222,6 +179,7 @@ func registerFlagCompletions(root *cobra.Command, f *Factory) {
 				out = append(out, name)
 			}
 		}
-		return sortedUnique(out), cobra.ShellCompDirectiveNoFileComp
+		slices.Sort(out)
+		return out, cobra.ShellCompDirectiveNoFileComp
 	})
 }

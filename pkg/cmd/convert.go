@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/convert"
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -29,11 +28,11 @@ type ConvertOptions struct {
 	types   []string // --check: TYPE [NAME...]
 	offline bool
 	run     convert.Run
-	f       *Factory // the cluster's clients, for --check
+	f       *factory.Factory // the cluster's clients, for --check
 }
 
 // NewCmdConvert makes kubectl crd convert.
-func NewCmdConvert(f *Factory) *cobra.Command {
+func NewCmdConvert(f *factory.Factory) *cobra.Command {
 	o := &ConvertOptions{ChunkSize: 500}
 	c := &cobra.Command{
 		Use:   "convert -f PATH... [--output-version GROUP/VERSION | --round-trip] | convert TYPE [NAME...] --check",
@@ -78,7 +77,7 @@ input cannot be read, a CRD is missing or a version is unknown.`,
 }
 
 // Complete makes the catalog and the webhook's client settings.
-func (o *ConvertOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+func (o *ConvertOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
 	o.types, o.offline, o.f = args, f.Offline(false), f
 	o.run = convert.Run{OutputVersion: o.OutputVersion, Format: o.Output, Out: f.Streams.Out, Errors: f.Streams.ErrOut}
 	// Converted objects are checked as the cluster's version checks them.
@@ -144,29 +143,13 @@ func (o *ConvertOptions) Run(ctx context.Context) error {
 	return err
 }
 
-// convert reads the -f files, their CRDs first, and converts or
-// round-trips their objects.
+// convert reads the -f files and converts or round-trips their objects.
 func (o *ConvertOptions) convert(ctx context.Context) error {
 	docs, err := manifest.ReadPaths(o.Filenames, o.Recursive, o.f.Streams.In)
 	if err != nil {
-		return &flagError{flag: "-f", err: err}
+		return &factory.FlagError{Flag: "-f", Err: err}
 	}
-	crds, objects, err := catalog.Split(docs)
-	if err != nil {
-		return err
-	}
-	for _, c := range crds {
-		if err := o.run.Catalog.AddInput(c.CRD); err != nil {
-			return err
-		}
-	}
-	if len(objects) == 0 {
-		return errors.New("no objects to convert in the input")
-	}
-	if o.RoundTrip {
-		return o.run.RoundTrips(ctx, objects)
-	}
-	return o.run.Convert(ctx, objects)
+	return o.run.Files(ctx, docs, o.RoundTrip)
 }
 
 // check reads the stored objects of the TYPE (or its NAMEs) at every
@@ -176,11 +159,7 @@ func (o *ConvertOptions) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	config, err := o.f.RESTConfig()
-	if err != nil {
-		return err
-	}
-	client, err := dynamic.NewForConfig(config)
+	client, err := o.f.DynamicClient()
 	if err != nil {
 		return err
 	}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/diff"
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/dynamic"
 )
 
 // DiffOptions are the options of kubectl crd diff.
@@ -31,7 +31,7 @@ type DiffOptions struct {
 }
 
 // NewCmdDiff makes kubectl crd diff.
-func NewCmdDiff(f *Factory) *cobra.Command {
+func NewCmdDiff(f *factory.Factory) *cobra.Command {
 	o := &DiffOptions{Output: "text", ShowObjects: 20}
 	c := &cobra.Command{
 		Use:   "diff -f NEW [--old PATH]",
@@ -65,12 +65,14 @@ breaks something, 2 when the input cannot be read.`,
 	c.Flags().IntVar(&o.ShowObjects, "show-objects", o.ShowObjects, "List at most this many affected objects (by name) per CRD; the counts are of all.")
 	_ = c.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = c.MarkFlagFilename("old", "yaml", "yml", "json")
-	_ = c.RegisterFlagCompletionFunc("check", completeChecks)
+	_ = c.RegisterFlagCompletionFunc("check", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return diff.CheckSettings(toComplete), cobra.ShellCompDirectiveNoFileComp
+	})
 	return c
 }
 
 // Complete says where the old CRDs and the stored objects come from.
-func (o *DiffOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+func (o *DiffOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
 	o.args, o.out = args, f.Streams.Out
 	o.upgrade = diff.Upgrade{Checks: o.Checks, ShowObjects: o.ShowObjects}
 	// Which stored objects the new CRD refuses is the cluster's version's
@@ -82,7 +84,7 @@ func (o *DiffOptions) Complete(f *Factory, _ *cobra.Command, args []string) erro
 	if len(o.Filenames) > 0 {
 		docs, err := manifest.ReadPaths(o.Filenames, true, f.Streams.In)
 		if err != nil {
-			return &flagError{flag: "-f", err: err}
+			return &factory.FlagError{Flag: "-f", Err: err}
 		}
 		if o.news, _, err = catalog.Split(docs); err != nil {
 			return err
@@ -91,7 +93,7 @@ func (o *DiffOptions) Complete(f *Factory, _ *cobra.Command, args []string) erro
 	if len(o.Old) > 0 {
 		files, err := catalog.ReadFiles(o.Old, nil, catalog.NewIndex(f.IndexDir))
 		if err != nil {
-			return &flagError{flag: "--old", err: err}
+			return &factory.FlagError{Flag: "--old", Err: err}
 		}
 		o.upgrade.Olds = catalog.New(files, nil)
 		return nil
@@ -102,11 +104,7 @@ func (o *DiffOptions) Complete(f *Factory, _ *cobra.Command, args []string) erro
 	if o.NoObjects || f.Offline(false) {
 		return nil
 	}
-	config, err := f.RESTConfig()
-	if err != nil {
-		return err
-	}
-	o.upgrade.Objects, err = dynamic.NewForConfig(config)
+	o.upgrade.Objects, err = f.DynamicClient()
 	return err
 }
 
@@ -147,19 +145,4 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// completeChecks completes --check: NAME=SEVERITY.
-func completeChecks(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	var out []string
-	for _, ch := range diff.Checks {
-		if name, _, _ := strings.Cut(toComplete, "="); strings.HasPrefix(ch.Name, name) {
-			for _, s := range []diff.Severity{diff.Error, diff.Warning, diff.Info, diff.Ignore} {
-				if v := ch.Name + "=" + string(s); strings.HasPrefix(v, toComplete) {
-					out = append(out, v)
-				}
-			}
-		}
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
 }

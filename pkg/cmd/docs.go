@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/docs"
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/report"
 	"github.com/kubectl-crd/kubectl-crd/pkg/sample"
 	"github.com/spf13/cobra"
@@ -27,7 +28,7 @@ type DocsOptions struct {
 }
 
 // NewCmdDocs makes kubectl crd docs.
-func NewCmdDocs(f *Factory) *cobra.Command {
+func NewCmdDocs(f *factory.Factory) *cobra.Command {
 	o := &DocsOptions{}
 	c := &cobra.Command{
 		Use:   "docs [TYPE...] --output-dir DIR [--format html|markdown]",
@@ -56,7 +57,7 @@ the directory are replaced; other files are left alone.`,
 
 // Complete makes the catalog; the samples on the pages are objects the
 // cluster's version accepts.
-func (o *DocsOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+func (o *DocsOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
 	o.Types, o.out = args, f.Streams.Out
 	if _, err := f.KubernetesVersion(false); err != nil {
 		return err

@@ -2,54 +2,37 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 
-	openapiv2 "github.com/google/gnostic-models/openapiv2"
-	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
-	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	openapiclient "k8s.io/client-go/openapi"
-	kubectlexplain "k8s.io/kubectl/pkg/cmd/explain"
-	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-	explainfields "k8s.io/kubectl/pkg/explain"
-	kubectlopenapi "k8s.io/kubectl/pkg/util/openapi"
 )
 
 // explainFormats are explain's output formats: kubectl's two, then ours.
-var explainFormats = []string{"plaintext", "plaintext-openapiv2", "detailed", "markdown"}
+var explainFormats = []string{explain.Plaintext, explain.PlaintextOpenAPIV2, "detailed", "markdown"}
 
 // ExplainOptions are the options of kubectl crd explain: kubectl's own
-// explain, reading the OpenAPI documents of the CRD built on the client.
+// explain output, over the OpenAPI documents of the CRD built on the
+// client.
 type ExplainOptions struct {
-	flags *kubectlexplain.ExplainFlags
-	args  []string
-	out   io.Writer
+	Recursive  bool
+	APIVersion string
+	Output     string
+	MaxDepth   int
 
-	// format is the output format asked for; kubectl's explain renders
-	// plaintext for detailed, and CONSTRAINTS follow.
-	format  string
-	target  explained
-	kubectl *kubectlexplain.ExplainOptions
-}
-
-// explained is what explain's argument names: a CRD, its resource and
-// version, and the field path in its schema.
-type explained struct {
-	crd    *apiextensionsv1.CustomResourceDefinition
-	gvr    schema.GroupVersionResource
-	fields []string
+	args   []string
+	out    io.Writer
+	target explain.Target
 }
 
 // NewCmdExplain makes kubectl crd explain.
-func NewCmdExplain(f *Factory) *cobra.Command {
-	o := &ExplainOptions{flags: kubectlexplain.NewExplainFlags(f.Streams)}
+func NewCmdExplain(f *factory.Factory) *cobra.Command {
+	o := &ExplainOptions{Output: explain.Plaintext}
 	c := &cobra.Command{
 		Use:                   "explain TYPE[.FIELD...] [--recursive] [--max-depth N] [--api-version GROUP/VERSION]",
 		DisableFlagsInUseLine: true,
@@ -69,19 +52,21 @@ does, from the CRD's schema: the OpenAPI document is built on the client
 		RunE:              run(f, o),
 		ValidArgsFunction: completeTypes(f),
 	}
-	o.flags.AddFlags(c)
-	c.Flags().Lookup("output").Usage = "Format in which to render the schema: plaintext or plaintext-openapiv2 (kubectl's), detailed (plaintext and every field's constraints), or markdown (a reference page)."
+	// kubectl explain's flags, and our formats.
+	c.Flags().BoolVarP(&o.Recursive, "recursive", "R", false, "Print the fields of fields. Use --max-depth to cap the recursion depth.")
+	c.Flags().StringVar(&o.APIVersion, "api-version", "", "Get different explanations for particular API version (API group/version)")
+	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Format in which to render the schema: plaintext or plaintext-openapiv2 (kubectl's), detailed (plaintext and every field's constraints), or markdown (a reference page).")
+	c.Flags().IntVar(&o.MaxDepth, "max-depth", 0, "Maximum recursion depth when printing nested fields with --recursive. 0 means no limit. Requires --recursive when greater than 0.")
 	return c
 }
 
-// Complete finds the CRD of the argument (as kubectl explain finds the
-// resource, then through the catalog) and prepares kubectl's explain over
-// the documents built from it.
-func (o *ExplainOptions) Complete(f *Factory, c *cobra.Command, args []string) error {
-	ctx := contextOf(c)
-	o.args, o.format, o.out = args, o.flags.OutputFormat, f.Streams.Out
-	if !slices.Contains(explainFormats, o.format) {
-		return nil // Validate says so
+// Complete finds the CRD of the argument, as kubectl explain finds the
+// resource, then through the catalog (which warns of a deprecated
+// version).
+func (o *ExplainOptions) Complete(f *factory.Factory, c *cobra.Command, args []string) error {
+	o.args, o.out = args, f.Streams.Out
+	if len(args) != 1 || !slices.Contains(explainFormats, o.Output) {
+		return nil // Validate says why
 	}
 	cat, err := f.Catalog(false)
 	if err != nil {
@@ -91,107 +76,49 @@ func (o *ExplainOptions) Complete(f *Factory, c *cobra.Command, args []string) e
 	if err != nil {
 		return err
 	}
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	if len(args) == 1 {
-		if o.target, err = o.explained(ctx, cat, mapper, args[0]); err != nil {
-			return err
+	o.target, err = explain.Resolve(args[0], o.APIVersion, mapper, func(resource string) (*apiextensionsv1.CustomResourceDefinition, error) {
+		r, err := cat.One(contextOf(c), resource)
+		if err != nil {
+			return nil, err
 		}
-		crds = append(crds, o.target.crd)
-	}
-	if o.format == "markdown" {
-		return nil
-	}
-	flags := *o.flags
-	if o.format == "detailed" {
-		flags.OutputFormat = "plaintext"
-	}
-	kf := &explainFactory{Factory: cmdutil.NewFactory(f.ConfigFlags), mapper: mapper, crds: crds, client: openapi.NewClient(crds)}
-	o.kubectl, err = flags.ToOptions(kf, "kubectl crd", args)
+		return r.CRD.CustomResourceDefinition, nil
+	})
 	return err
 }
 
-// explained finds the CRD of explain's argument: the resource part is
-// found as kubectl explain finds it, and the catalog fetches its CRD (and
-// warns about a deprecated version).
-func (o *ExplainOptions) explained(ctx context.Context, cat *catalog.Catalog, mapper meta.RESTMapper, arg string) (explained, error) {
-	split := explainfields.SplitAndParseResourceRequestWithMatchingPrefix
-	if o.flags.APIVersion != "" {
-		split = explainfields.SplitAndParseResourceRequest
-	}
-	gvr, fields, err := split(arg, mapper)
-	if err != nil {
-		return explained{}, err
-	}
-	if o.flags.APIVersion != "" {
-		gv, err := schema.ParseGroupVersion(o.flags.APIVersion)
-		if err != nil {
-			return explained{}, err
-		}
-		gvr.Group, gvr.Version = gv.Group, gv.Version
-	}
-	r, err := cat.One(ctx, gvr.Resource+"."+gvr.Version+"."+gvr.Group)
-	if err != nil {
-		return explained{}, err
-	}
-	return explained{crd: r.CRD.CustomResourceDefinition, gvr: gvr, fields: fields}, nil
-}
-
-// Validate checks the arguments as kubectl's explain does.
+// Validate checks the arguments as kubectl's explain does, and the
+// output format.
 func (o *ExplainOptions) Validate() error {
-	if !slices.Contains(explainFormats, o.format) {
-		return fmt.Errorf("--output %q is not supported: use plaintext, plaintext-openapiv2, detailed or markdown", o.format)
+	switch {
+	case !slices.Contains(explainFormats, o.Output):
+		return fmt.Errorf("--output %q is not supported: use plaintext, plaintext-openapiv2, detailed or markdown", o.Output)
+	case o.Output == "markdown" && len(o.args) != 1:
+		return errors.New("-o markdown documents one TYPE[.FIELD...]")
+	case len(o.args) == 0:
+		return errors.New(`You must specify the type of resource to explain. Use "kubectl crd list" for the types there are.`)
+	case len(o.args) > 1:
+		return errors.New("We accept only this format: explain RESOURCE")
+	case o.MaxDepth > 0 && !o.Recursive:
+		return errors.New("--max-depth requires --recursive")
+	case o.MaxDepth < 0:
+		return errors.New("--max-depth must be non-negative")
 	}
-	if o.format == "markdown" {
-		if len(o.args) != 1 {
-			return fmt.Errorf("-o markdown documents one TYPE[.FIELD...]")
-		}
-		return nil
-	}
-	return o.kubectl.Validate()
+	return nil
 }
 
-// Run prints the documentation.
+// Run prints the documentation: kubectl's (with the constraints after it
+// for -o detailed), or a Markdown page.
 func (o *ExplainOptions) Run(context.Context) error {
-	out := o.out
-	if o.format == "markdown" {
-		return explain.WriteMarkdown(out, o.target.crd, o.target.gvr.Version, o.target.fields)
+	t := o.target
+	if o.Output == "markdown" {
+		return explain.WriteMarkdown(o.out, t.CRD, t.GVR.Version, t.Fields)
 	}
-	if err := o.kubectl.Run(); err != nil || o.format != "detailed" {
+	if err := explain.PrintKubectl(o.out, t, o.Output, o.Recursive, o.MaxDepth); err != nil || o.Output != "detailed" {
 		return err
 	}
-	root, err := explain.Schema(o.target.crd, o.target.gvr.Version)
+	root, err := explain.Schema(t.CRD, t.GVR.Version)
 	if err != nil {
 		return err
 	}
-	return explain.WriteConstraints(out, root, o.target.fields, o.flags.Recursive)
-}
-
-// explainFactory is kubectl's factory with the catalog's names and the
-// OpenAPI documents built on the client.
-type explainFactory struct {
-	cmdutil.Factory
-	mapper meta.RESTMapper
-	crds   []*apiextensionsv1.CustomResourceDefinition
-	client openapiclient.Client
-}
-
-func (f *explainFactory) ToRESTMapper() (meta.RESTMapper, error) { return f.mapper, nil }
-
-func (f *explainFactory) OpenAPIV3Client() (openapiclient.Client, error) { return f.client, nil }
-
-// OpenAPISchema serves -o plaintext-openapiv2 from the v2 document.
-func (f *explainFactory) OpenAPISchema() (kubectlopenapi.Resources, error) {
-	doc, err := openapi.V2(f.crds)
-	if err != nil {
-		return nil, err
-	}
-	data, err := json.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	parsed, err := openapiv2.ParseDocument(data)
-	if err != nil {
-		return nil, err
-	}
-	return kubectlopenapi.NewOpenAPIData(parsed)
+	return explain.WriteConstraints(o.out, root, t.Fields, o.Recursive)
 }

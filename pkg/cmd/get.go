@@ -3,20 +3,14 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/interrupt"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/localapi"
-	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/tabletransport"
 	"github.com/spf13/cobra"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/klog/v2"
 	kubectlget "k8s.io/kubectl/pkg/cmd/get"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 )
@@ -37,13 +31,13 @@ type GetOptions struct {
 	// says none were found.
 	noResources func()
 	// interrupts, under --watch, are left to kubectl's own handler.
-	interrupts *interrupts
+	interrupts *interrupt.Handler
 }
 
 // NewCmdGet makes kubectl crd get: kubectl's own get command, with TYPE
 // resolved by the catalog and the Table of each custom resource built on
 // the client from its CRD's printer columns (offline: from local objects).
-func NewCmdGet(f *Factory) *cobra.Command {
+func NewCmdGet(f *factory.Factory) *cobra.Command {
 	o := &GetOptions{kubectl: kubectlget.NewGetOptions("kubectl crd", f.Streams)}
 	c := &cobra.Command{
 		Use:                   fmt.Sprintf("get [(-o|--output=)%s] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags]", strings.Join(o.kubectl.PrintFlags.AllowedFormats(), "|")),
@@ -83,9 +77,9 @@ to print: a preview of a CRD's columns without a cluster.`,
 // Complete resolves the TYPE arguments with the catalog and prepares
 // kubectl's get over them: online, with Tables built on the client;
 // offline, over the objects of -f.
-func (o *GetOptions) Complete(f *Factory, c *cobra.Command, args []string) error {
+func (o *GetOptions) Complete(f *factory.Factory, c *cobra.Command, args []string) error {
 	ctx := contextOf(c)
-	o.interrupts = f.interrupts
+	o.interrupts = f.Interrupts
 	o.noResources = func() {
 		if o.kubectl.AllNamespaces {
 			fmt.Fprintln(f.Streams.ErrOut, "No resources found")
@@ -97,7 +91,7 @@ func (o *GetOptions) Complete(f *Factory, c *cobra.Command, args []string) error
 	if err != nil {
 		return err
 	}
-	args, resolved, err := resolveArgs(ctx, cat, args)
+	args, resolved, err := cat.QualifyArgs(ctx, args)
 	if err != nil {
 		return err
 	}
@@ -116,76 +110,23 @@ func (o *GetOptions) Complete(f *Factory, c *cobra.Command, args []string) error
 // the kubeconfig's, with every client's transport answering Table
 // requests for custom resources on the client. Offline it serves the
 // objects of -f (pkg/localapi), and discovery from the --crds files.
-func (o *GetOptions) kubectlFactory(ctx context.Context, f *Factory, cat *catalog.Catalog, resolved []catalog.Resource) (cmdutil.Factory, error) {
-	known := map[schema.GroupResource]*apiextensionsv1.CustomResourceDefinition{}
-	var asked []*apiextensionsv1.CustomResourceDefinition
-	for _, r := range resolved {
-		if r.CRD == nil {
-			continue
-		}
-		known[r.Mapping.Resource.GroupResource()] = r.CRD.CustomResourceDefinition
-		if !slices.ContainsFunc(asked, func(c *apiextensionsv1.CustomResourceDefinition) bool { return c.Name == r.CRD.Name }) {
-			asked = append(asked, r.CRD.CustomResourceDefinition)
-		}
-	}
-	tables := tabletransport.NewTables(func(ctx context.Context, gr schema.GroupResource) (*apiextensionsv1.CustomResourceDefinition, error) {
-		if crd, ok := known[gr]; ok {
-			return crd, nil
-		}
-		crd, err := cat.ForResource(ctx, gr)
-		switch {
-		case apierrors.IsForbidden(err):
-			klog.V(2).InfoS("Cannot read the CustomResourceDefinition; asking the server for the table", "name", gr.String(), "err", err)
-			return nil, nil
-		case err != nil || crd == nil:
-			return nil, err
-		}
-		return crd.CustomResourceDefinition, nil
-	})
+func (o *GetOptions) kubectlFactory(ctx context.Context, f *factory.Factory, cat *catalog.Catalog, resolved []catalog.Resource) (cmdutil.Factory, error) {
+	tables := tabletransport.NewTables(tabletransport.CatalogLookup(cat, resolved))
 	if !f.Offline(false) {
 		return cmdutil.NewFactory(&tabletransport.Getter{ConfigFlags: f.ConfigFlags, Tables: tables}), nil
 	}
-	if err := f.stdinToFile(o.kubectl.Filenames); err != nil {
+	if err := localapi.StdinToFile(o.kubectl.Filenames, f.Streams.In, f.OnCleanup); err != nil {
 		return nil, err
 	}
-	server, err := localapi.ServerFor(ctx, cat, asked, o.kubectl.Filenames, o.kubectl.Recursive)
+	server, err := localapi.ServerFor(ctx, cat, resolved, o.kubectl.Filenames, o.kubectl.Recursive)
 	if err != nil {
-		return nil, &flagError{flag: "-f", err: err}
+		return nil, &factory.FlagError{Flag: "-f", Err: err}
 	}
 	getter, err := localapi.NewGetter(f.ConfigFlags, cat, &tabletransport.Transport{Next: server, Tables: tables})
 	if err != nil {
 		return nil, err
 	}
 	return cmdutil.NewFactory(getter), nil
-}
-
-// stdinToFile saves standard input to a file when it is among filenames,
-// so that both kubectl's reader and the local server can read it.
-func (f *Factory) stdinToFile(filenames []string) error {
-	for i, name := range filenames {
-		if name != "-" {
-			continue
-		}
-		dir, err := os.MkdirTemp("", "kubectl-crd-stdin-")
-		if err != nil {
-			return err
-		}
-		f.onCleanup(func() { os.RemoveAll(dir) })
-		docs, err := manifest.ReadAll("-", f.Streams.In)
-		if err != nil {
-			return err
-		}
-		var data []byte
-		for _, d := range docs {
-			data = append(append(data, d.JSON...), '\n')
-		}
-		path := filepath.Join(dir, "stdin.json")
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			return err
-		}
-		filenames[i] = path
-	}
-	return nil
 }
 
 // Validate checks the flags as kubectl's get does.
@@ -204,57 +145,7 @@ func (o *GetOptions) Run(context.Context) error {
 		return nil
 	}
 	if (o.kubectl.Watch || o.kubectl.WatchOnly) && o.interrupts != nil {
-		o.interrupts.leaveToKubectl()
+		o.interrupts.LeaveToKubectl()
 	}
 	return o.kubectl.Run(o.factory, o.args)
-}
-
-// resolveArgs resolves the TYPE parts of get's arguments with the catalog
-// and writes each as the fully qualified plural.version.group list, so that
-// kubectl's get sees exactly the custom resources the catalog chose. A TYPE
-// that names only empty categories comes back as an empty list.
-func resolveArgs(ctx context.Context, cat *catalog.Catalog, args []string) ([]string, []catalog.Resource, error) {
-	if len(args) == 0 {
-		return args, nil, nil
-	}
-	var all []catalog.Resource
-	qualify := func(typeArg string) (string, error) {
-		res, err := cat.Resolve(ctx, typeArg)
-		if err != nil {
-			return "", err
-		}
-		all = append(all, res...)
-		names := make([]string, len(res))
-		for i, r := range res {
-			gvr := r.Mapping.Resource
-			names[i] = gvr.Resource + "." + gvr.Version + "." + gvr.Group
-		}
-		return strings.Join(names, ","), nil
-	}
-	out := make([]string, 0, len(args))
-	if strings.Contains(strings.Join(args, " "), "/") {
-		for _, a := range args {
-			typ, name, ok := strings.Cut(a, "/")
-			if !ok {
-				return nil, nil, fmt.Errorf("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl crd get resource/<resource_name>' instead of 'kubectl crd get resource resource/<resource_name>'")
-			}
-			q, err := qualify(typ)
-			if err != nil {
-				return nil, nil, err
-			}
-			if strings.Contains(q, ",") || q == "" {
-				return nil, nil, fmt.Errorf("%q must name exactly one resource type in TYPE/NAME", typ)
-			}
-			out = append(out, q+"/"+name)
-		}
-		return out, all, nil
-	}
-	q, err := qualify(args[0])
-	if err != nil {
-		return nil, nil, err
-	}
-	if q == "" {
-		return args, nil, nil
-	}
-	return append(append(out, q), args[1:]...), all, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
@@ -13,7 +14,7 @@ import (
 // paragraph and its examples (about 25 lines before the flags), and ends
 // its description with the verb's reference page, which exists.
 func TestHelpIsShortAndPointsToItsPage(t *testing.T) {
-	root := newRootCommand(NewFactory(genericiooptions.IOStreams{}))
+	root := newRootCommand(factory.New(genericiooptions.IOStreams{}))
 	for _, c := range root.Commands() {
 		if c.Hidden || c.Name() == "help" || c.Name() == "version" || c.Name() == "completion" {
 			continue

@@ -4,16 +4,13 @@ import (
 	"context"
 	"io"
 	"sort"
-	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/lifecycle"
 	"github.com/spf13/cobra"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/dynamic"
 	kubectlget "k8s.io/kubectl/pkg/cmd/get"
@@ -36,7 +33,7 @@ type ListOptions struct {
 }
 
 // NewCmdList makes kubectl crd list.
-func NewCmdList(f *Factory) *cobra.Command {
+func NewCmdList(f *factory.Factory) *cobra.Command {
 	o := &ListOptions{printFlags: kubectlget.NewGetPrintFlags()}
 	c := &cobra.Command{
 		Use:     "list [TYPE...]",
@@ -67,14 +64,14 @@ file carries the CRD's creationTimestamp.`,
 
 // Complete makes the catalog (of -f files, --crds files or the cluster)
 // and the client that counts objects (online).
-func (o *ListOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+func (o *ListOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
 	o.Types, o.warn, o.out = args, f.Warn, f.Streams.Out
 	o.selector, _ = labels.Parse(o.LabelSelector)
 	o.printer, _ = o.printFlags.ToPrinter()
 	if len(o.Filenames) > 0 {
 		files, err := catalog.ReadFiles(o.Filenames, f.Streams.In, catalog.NewIndex(f.IndexDir))
 		if err != nil {
-			return &flagError{flag: "-f", err: err}
+			return &factory.FlagError{Flag: "-f", Err: err}
 		}
 		o.catalog = catalog.New(files, f.Warn)
 		return nil
@@ -83,11 +80,7 @@ func (o *ListOptions) Complete(f *Factory, _ *cobra.Command, args []string) erro
 	if o.catalog, err = f.Catalog(false); err != nil || f.Offline(false) {
 		return err
 	}
-	config, err := f.RESTConfig()
-	if err != nil {
-		return err
-	}
-	o.objects, err = dynamic.NewForConfig(config)
+	o.objects, err = f.DynamicClient()
 	return err
 }
 
@@ -111,59 +104,13 @@ func (o *ListOptions) Run(ctx context.Context) error {
 		counts = lifecycle.Count(ctx, o.objects, crds, o.warn)
 	}
 	rows := make([]lifecycle.Row, len(crds))
-	items := make([]runtime.Object, len(crds))
 	for i, crd := range crds {
 		rows[i] = lifecycle.RowOf(crd, counts[i])
-		if items[i], err = rows[i].Object(); err != nil {
-			return err
-		}
 	}
-	if sortBy := *o.printFlags.HumanReadableFlags.SortBy; sortBy != "" {
-		sorter := kubectlget.NewRuntimeSorter(items, sortBy)
-		if err := sorter.Sort(); err != nil {
-			return err
-		}
-		sorted := make([]lifecycle.Row, len(rows))
-		for i := range rows {
-			sorted[i] = rows[sorter.OriginalPosition(i)]
-		}
-		rows = sorted
+	if rows, err = lifecycle.SortBy(rows, *o.printFlags.HumanReadableFlags.SortBy); err != nil {
+		return err
 	}
-	return o.print(rows, items)
-}
-
-// print writes the rows as kubectl's printers do: a table, names, or the
-// rows as a List of objects.
-func (o *ListOptions) print(rows []lifecycle.Row, items []runtime.Object) error {
-	objects := make([]*unstructured.Unstructured, len(items))
-	for i, it := range items {
-		objects[i] = it.(*unstructured.Unstructured)
-	}
-	switch format := *o.printFlags.OutputFormat; {
-	case format == "" || format == "wide":
-		return o.printer.PrintObj(lifecycle.Table(rows, objects), o.out)
-	case format == "name":
-		for _, r := range rows {
-			name := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: r.Name}}
-			name.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
-			if err := o.printer.PrintObj(name, o.out); err != nil {
-				return err
-			}
-		}
-		return nil
-	case strings.HasPrefix(format, "custom-columns"):
-		for _, it := range items {
-			if err := o.printer.PrintObj(it, o.out); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "List", "metadata": map[string]any{}}}
-	for _, obj := range objects {
-		list.Items = append(list.Items, *obj)
-	}
-	return o.printer.PrintObj(list, o.out)
+	return lifecycle.Print(o.out, o.printer, *o.printFlags.OutputFormat, rows)
 }
 
 // selected is every CRD, or those the TYPE arguments name, with the label

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/lsp"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"github.com/spf13/cobra"
@@ -26,7 +27,7 @@ type LSPOptions struct {
 }
 
 // NewCmdLSP makes kubectl crd lsp.
-func NewCmdLSP(f *Factory) *cobra.Command {
+func NewCmdLSP(f *factory.Factory) *cobra.Command {
 	o := &LSPOptions{}
 	c := &cobra.Command{
 		Use:   "lsp [--crds PATH]",
@@ -56,13 +57,13 @@ they change. Objects are checked as creates. Logs go to standard error, or
 // Complete takes the streams and the settings the flags give; each
 // environment the client's settings ask for is made by the factory's
 // clients for those settings.
-func (o *LSPOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+func (o *LSPOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
 	o.args, o.in, o.out, o.log = args, f.Streams.In, f.Streams.Out, f.Streams.ErrOut
 	if o.in == nil {
 		o.in = os.Stdin
 	}
-	if f.rawOut != nil {
-		o.out = f.rawOut // the protocol's messages are not lines
+	if f.RawOut != nil {
+		o.out = f.RawOut // the protocol's messages are not lines
 	}
 	settings := lsp.Settings{CRDs: f.CRDPaths, Offline: o.Offline}
 	if f.ConfigFlags.Context != nil {
@@ -73,7 +74,7 @@ func (o *LSPOptions) Complete(f *Factory, _ *cobra.Command, args []string) error
 			if slices.Contains(s.CRDs, "-") {
 				return nil, errors.New("crds: - (standard input) carries the protocol here: name files or directories")
 			}
-			env, _, err := environment(f.withSettings(s.CRDs, s.Context), s.Offline, nil)
+			env, _, err := f.WithSettings(s.CRDs, s.Context).Environment(s.Offline, nil)
 			return env, err
 		},
 		Settings: settings,

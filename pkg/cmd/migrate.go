@@ -5,16 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
-	"sync/atomic"
-	"time"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/interrupt"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/migrate"
 	"github.com/spf13/cobra"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
@@ -32,11 +30,11 @@ type MigrateOptions struct {
 	catalog    *catalog.Catalog
 	migrator   *migrate.Migrator
 	out, errw  io.Writer
-	interrupts *interrupts
+	interrupts *interrupt.Handler
 }
 
 // NewCmdMigrate makes kubectl crd migrate.
-func NewCmdMigrate(f *Factory) *cobra.Command {
+func NewCmdMigrate(f *factory.Factory) *cobra.Command {
 	o := &MigrateOptions{ChunkSize: 500, Concurrency: 4, DryRun: "none"}
 	c := &cobra.Command{
 		Use:   "migrate TYPE...",
@@ -77,8 +75,8 @@ storedVersions was pruned, 1 when some objects failed or the CRD changed,
 
 // Complete makes the clients that read and write the objects and the
 // CRDs.
-func (o *MigrateOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
-	o.Types, o.offline, o.out, o.errw, o.interrupts = args, f.Offline(false), f.Streams.Out, f.Streams.ErrOut, f.interrupts
+func (o *MigrateOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
+	o.Types, o.offline, o.out, o.errw, o.interrupts = args, f.Offline(false), f.Streams.Out, f.Streams.ErrOut, f.Interrupts
 	if o.offline {
 		return nil // Validate says why that will not do
 	}
@@ -146,42 +144,32 @@ func (o *MigrateOptions) Run(ctx context.Context) error {
 	}
 	// The first interrupt stops new writes (stop), the second ends the
 	// writes in flight too (ctx).
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop, stopWrites := context.WithCancel(ctx)
-	defer stopWrites()
-	var signalled atomic.Value // os.Signal: the first one
-	if o.interrupts != nil {
-		o.interrupts.take(func(sig os.Signal) {
-			if signalled.CompareAndSwap(nil, sig) {
-				clear := "" // the progress line, on a terminal
-				if isTerminal(o.errw) {
-					clear = "\r\033[K"
-				}
-				fmt.Fprintf(o.errw, "%sInterrupted: no new writes; waiting for those in flight (again to end them at once)\n", clear)
-				stopWrites()
-				return
-			}
-			cancel()
-		})
+	ctx, stop, signalled, release := o.interrupts.InTwoSteps(ctx, func() {
+		clear := "" // the progress line, on a terminal
+		if isTerminal(o.errw) {
+			clear = "\r\033[K"
+		}
+		fmt.Fprintf(o.errw, "%sInterrupted: no new writes; waiting for those in flight (again to end them at once)\n", clear)
+	})
+	defer release()
+	opts := migrate.Options{ChunkSize: o.ChunkSize, Concurrency: o.Concurrency, Stop: stop}
+	if o.DryRun != "none" {
+		opts.DryRun = o.DryRun
 	}
-	var results []*migrate.Result
+	var progress io.Writer
+	if isTerminal(o.errw) {
+		progress = o.errw
+	}
+	results, failed, err := o.migrator.All(ctx, names, opts, progress)
+	if err != nil {
+		return err
+	}
 	code := 0
-	for _, name := range names {
-		if stop.Err() != nil {
-			break // the CRDs after an interrupted one are not started
-		}
-		r, err := o.migrate(ctx, stop, name)
-		if err != nil {
-			return err
-		}
-		if len(r.Failed) > 0 || (r.NotPruned != "" && r.DryRun == "") {
-			code = 1
-		}
-		results = append(results, r)
+	if failed {
+		code = 1
 	}
-	if sig, ok := signalled.Load().(os.Signal); ok {
-		code = exitCode(sig)
+	if sig := signalled(); sig != nil {
+		code = interrupt.ExitCode(sig)
 	}
 	if err := migrate.Write(o.out, results, o.Output); err != nil {
 		return err
@@ -190,26 +178,4 @@ func (o *MigrateOptions) Run(ctx context.Context) error {
 		return &ExitError{Code: code}
 	}
 	return nil
-}
-
-// migrate migrates one CRD; stop ends its writes.
-func (o *MigrateOptions) migrate(ctx, stop context.Context, name string) (*migrate.Result, error) {
-	opts := migrate.Options{ChunkSize: o.ChunkSize, Concurrency: o.Concurrency, Stop: stop}
-	if o.DryRun != "none" {
-		opts.DryRun = o.DryRun
-	}
-	if isTerminal(o.errw) {
-		opts.Progress = migrate.Progress(o.errw, name, time.Now())
-	}
-	r, err := o.migrator.Migrate(ctx, name, opts)
-	if opts.Progress != nil {
-		fmt.Fprint(o.errw, "\r\033[K")
-	}
-	if apierrors.IsForbidden(err) {
-		return nil, fmt.Errorf("%s: %w (migrate needs get on customresourcedefinitions, list and update on %s, update on customresourcedefinitions/status)", name, err, name)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return r, nil
 }

@@ -8,9 +8,10 @@ import (
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
 	"github.com/spf13/cobra"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // OpenAPIOptions are the options of kubectl crd openapi.
@@ -28,7 +29,7 @@ type OpenAPIOptions struct {
 }
 
 // NewCmdOpenAPI makes kubectl crd openapi.
-func NewCmdOpenAPI(f *Factory) *cobra.Command {
+func NewCmdOpenAPI(f *factory.Factory) *cobra.Command {
 	o := &OpenAPIOptions{Version: 3}
 	c := &cobra.Command{
 		Use:   "openapi [GROUP/VERSION... | TYPE...]",
@@ -64,7 +65,7 @@ JSON output is the server's own bytes.`,
 
 // Complete takes the arguments, makes the catalog and fills in what the
 // output and the layout imply of each other.
-func (o *OpenAPIOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+func (o *OpenAPIOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
 	o.Args, o.out, o.warn = args, f.Streams.Out, f.Warn
 	if layout := openapi.Layout(o.Layout); o.Output == "" && o.Layout != "" && layout.JSONSchemas() {
 		o.Output = "jsonschema"
@@ -140,44 +141,16 @@ func (o *OpenAPIOptions) Run(ctx context.Context) error {
 }
 
 func (o *OpenAPIOptions) runV3(ctx context.Context) error {
-	gvs, err := openapi.ParseGroupVersions(o.Args)
+	crds, gvs, err := openapi.SelectV3(ctx, o.catalog, o.Args)
 	if err != nil {
 		return err
-	}
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	if len(gvs) == 0 {
-		if crds, err = o.catalog.Named(ctx, nil); err != nil {
-			return err
-		}
-		gvs = openapi.GroupVersions(crds)
-	} else {
-		// A group version's document holds only its group's CRDs.
-		groups := map[string]bool{}
-		for _, gv := range gvs {
-			groups[gv.Group] = true
-		}
-		some, err := o.catalog.ListWhere(ctx, func(crd *apiextensionsv1.CustomResourceDefinition) bool { return groups[crd.Spec.Group] })
-		if err != nil {
-			return err
-		}
-		crds = catalog.Definitions(some)
 	}
 	if o.OutputDir != "" {
 		return openapi.WriteV3(o.OutputDir, crds, gvs, o.Output)
 	}
-	for _, gv := range gvs {
-		doc, err := openapi.V3(crds, gv)
-		if err != nil {
-			return err
-		}
-		if doc == nil {
-			return fmt.Errorf("no CustomResourceDefinition serves %s", gv)
-		}
-		if err := o.print(doc); err != nil {
-			return err
-		}
-	}
-	return nil
+	return openapi.EachV3(crds, gvs, o.Output, func(_ schema.GroupVersion, data []byte) error {
+		return openapi.Print(o.out, data, o.Output)
+	})
 }
 
 func (o *OpenAPIOptions) print(doc any) error {

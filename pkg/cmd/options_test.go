@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,16 +9,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/spf13/cobra"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	kubectlexplain "k8s.io/kubectl/pkg/cmd/explain"
 )
 
 // testFactory is a Factory over CRD files (no cluster: an empty
 // kubeconfig), writing to buffers. (A command line's --crds replaces
 // crdPaths.)
-func testFactory(t *testing.T, crdPaths ...string) (*Factory, *bytes.Buffer, *bytes.Buffer) {
+func testFactory(t *testing.T, crdPaths ...string) (*factory.Factory, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(kubeconfig, nil, 0o600); err != nil {
@@ -27,7 +26,7 @@ func testFactory(t *testing.T, crdPaths ...string) (*Factory, *bytes.Buffer, *by
 	}
 	t.Setenv("KUBECONFIG", kubeconfig)
 	var out, errOut bytes.Buffer
-	f := NewFactory(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	f := factory.New(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	f.CRDPaths = crdPaths
 	return f, &out, &errOut
 }
@@ -36,44 +35,8 @@ func testdata(parts ...string) string {
 	return filepath.Join(append([]string{"..", "..", "test", "testdata"}, parts...)...)
 }
 
-// TestResolveArgs: get's TYPE arguments become the plural.version.group
-// lists kubectl's get is given, and the forms kubectl refuses are refused.
-func TestResolveArgs(t *testing.T) {
-	f, _, _ := testFactory(t, testdata("crds"))
-	cat, err := f.Catalog(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		args      []string
-		want, err string
-	}{
-		{args: nil, want: ""},
-		{args: []string{"wd"}, want: "widgets.v1.alpha.example.com"},
-		{args: []string{"samples", "alpha", "beta"}, want: "samples.v1.printing.example.com alpha beta"},
-		{args: []string{"samples.v1beta1.printing.example.com"}, want: "samples.v1beta1.printing.example.com"},
-		{args: []string{"samples,gizmos"}, want: "samples.v1.printing.example.com,gizmos.v1beta2.beta.example.com"},
-		{args: []string{"samples/alpha", "wd/w1"}, want: "samples.v1.printing.example.com/alpha widgets.v1.alpha.example.com/w1"},
-		{args: []string{"samples", "wd/w1"}, err: "there is no need to specify a resource type as a separate argument"},
-		{args: []string{"toys/x"}, err: `"toys" must name exactly one resource type in TYPE/NAME`},
-		{args: []string{"widgit"}, err: `the server doesn't have a resource type "widgit"`},
-	}
-	for _, tt := range tests {
-		got, _, err := resolveArgs(context.Background(), cat, tt.args)
-		if tt.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("%q: error %v, want %q", tt.args, err, tt.err)
-			}
-			continue
-		}
-		if err != nil || strings.Join(got, " ") != tt.want {
-			t.Errorf("%q: %q, %v; want %q", tt.args, got, err, tt.want)
-		}
-	}
-}
-
 // execute runs a command line through the command tree, as Run does.
-func execute(f *Factory, args ...string) error {
+func execute(f *factory.Factory, args ...string) error {
 	root := newRootCommand(f)
 	root.SetArgs(args)
 	return root.Execute()
@@ -136,17 +99,17 @@ func TestFlagChecks(t *testing.T) {
 // field path, with kubectl's names.
 func TestExplainComplete(t *testing.T) {
 	f, _, _ := testFactory(t, testdata("crds"))
-	o := &ExplainOptions{flags: kubectlexplain.NewExplainFlags(f.Streams)}
+	o := &ExplainOptions{Output: "plaintext"}
 	c := &cobra.Command{}
 	if err := o.Complete(f, c, []string{"wd.spec.size"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := o.target.crd.Name + " " + o.target.gvr.Version + " " + strings.Join(o.target.fields, "."); got != "widgets.alpha.example.com v1 spec.size" {
+	if got := o.target.CRD.Name + " " + o.target.GVR.Version + " " + strings.Join(o.target.Fields, "."); got != "widgets.alpha.example.com v1 spec.size" {
 		t.Errorf("target %q", got)
 	}
-	o.flags.APIVersion = "alpha.example.com/v1beta1"
-	if err := o.Complete(f, c, []string{"widgets.spec"}); err != nil || o.target.gvr.Version != "v1beta1" {
-		t.Errorf("--api-version: %v, %+v", err, o.target.gvr)
+	o.APIVersion = "alpha.example.com/v1beta1"
+	if err := o.Complete(f, c, []string{"widgets.spec"}); err != nil || o.target.GVR.Version != "v1beta1" {
+		t.Errorf("--api-version: %v, %+v", err, o.target.GVR)
 	}
 }
 

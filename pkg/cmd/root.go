@@ -8,12 +8,13 @@ package cmd
 import (
 	"context"
 	"errors"
-	goflag "flag"
 	"fmt"
 	"io"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/interrupt"
+	"github.com/kubectl-crd/kubectl-crd/internal/profiling"
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
@@ -26,10 +27,10 @@ import (
 
 // NewRootCommand builds the command tree shown as "kubectl crd".
 func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
-	return newRootCommand(NewFactory(streams))
+	return newRootCommand(factory.New(streams))
 }
 
-func newRootCommand(f *Factory) *cobra.Command {
+func newRootCommand(f *factory.Factory) *cobra.Command {
 	streams := f.Streams
 	root := &cobra.Command{
 		Use:   "crd",
@@ -51,22 +52,19 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 
 	flags := root.PersistentFlags()
 	f.AddFlags(flags)
-	addKlogFlags(flags)
-	prof := &profiling{}
-	prof.addFlags(flags)
+	prof := &profiling.Profile{}
+	prof.AddFlags(flags)
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if f.kubernetesVersion != "" {
-			// Asked for: it is the answer's version whatever the verb,
-			// and a version out of range is an error before anything runs.
-			if _, err := f.KubernetesVersion(false); err != nil {
-				return &UsageError{Err: err}
-			}
+		// --kubernetes-version is the answers' version whatever the verb:
+		// a version out of range is an error before anything runs.
+		if err := f.ResolveAskedVersion(); err != nil {
+			return &UsageError{Err: err}
 		}
-		if err := prof.start(); err != nil {
+		if err := prof.Start(); err != nil {
 			return err
 		}
-		f.onCleanup(func() {
-			if err := prof.flush(); err != nil {
+		f.OnCleanup(func() {
+			if err := prof.Flush(); err != nil {
 				fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
 			}
 		})
@@ -98,20 +96,6 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 	return root
 }
 
-// addKlogFlags adds klog's -v and hides the rest of its flags, as kubectl
-// shows only -v.
-func addKlogFlags(flags *pflag.FlagSet) {
-	gofs := goflag.NewFlagSet("klog", goflag.ContinueOnError)
-	klog.InitFlags(gofs)
-	gofs.VisitAll(func(gf *goflag.Flag) {
-		pf := pflag.PFlagFromGoFlag(gf)
-		if pf.Name != "v" {
-			pf.Hidden = true
-		}
-		flags.AddFlag(pf)
-	})
-}
-
 // Run runs the command line args and returns the process exit code. Errors
 // are printed as kubectl prints them.
 func Run(args []string, streams genericiooptions.IOStreams) int {
@@ -119,11 +103,11 @@ func Run(args []string, streams genericiooptions.IOStreams) int {
 	// Standard output in whole lines, so that an interrupt ends it
 	// between two; the language server's protocol is not lines, and goes
 	// out as it is written.
-	out := &lineWriter{w: streams.Out}
-	f := NewFactory(genericiooptions.IOStreams{In: streams.In, Out: out, ErrOut: streams.ErrOut})
-	f.rawOut = streams.Out
-	f.interrupts = handleInterrupts(out, f.Cleanup)
-	defer f.interrupts.stop()
+	out := interrupt.NewLineWriter(streams.Out)
+	f := factory.New(genericiooptions.IOStreams{In: streams.In, Out: out, ErrOut: streams.ErrOut})
+	f.RawOut = streams.Out
+	f.Interrupts = interrupt.Handle(out, f.Cleanup)
+	defer f.Interrupts.Stop()
 	rest.SetDefaultWarningHandler(f)
 	root := newRootCommand(f)
 	root.SetArgs(args)
@@ -163,7 +147,7 @@ func printError(w io.Writer, err error) int {
 	}
 	// kubectl reads a proxy's refused connection ("connection refused" in
 	// the message) as the server's; say whose it is.
-	var proxy *ProxyError
+	var proxy *factory.ProxyError
 	if errors.As(err, &proxy) {
 		fmt.Fprintf(w, "Unable to connect to the server: %v\n", proxy)
 		return code

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/sample"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -24,7 +25,7 @@ type SampleOptions struct {
 }
 
 // NewCmdSample makes kubectl crd sample.
-func NewCmdSample(f *Factory) *cobra.Command {
+func NewCmdSample(f *factory.Factory) *cobra.Command {
 	o := &SampleOptions{}
 	c := &cobra.Command{
 		Use:   "sample TYPE [--api-version GROUP/VERSION] [--full] [--comments] [-o yaml|json]",
@@ -53,7 +54,7 @@ refuse is printed with the refusal in a comment, and the exit code is 1.`,
 
 // Complete makes the catalog; what the server accepts is its version's
 // answer.
-func (o *SampleOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+func (o *SampleOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
 	o.args, o.out, o.errOut = args, f.Streams.Out, f.Streams.ErrOut
 	if _, err := f.KubernetesVersion(false); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"github.com/spf13/cobra"
@@ -39,7 +40,7 @@ type ValidateOptions struct {
 }
 
 // NewCmdValidate makes kubectl crd validate.
-func NewCmdValidate(f *Factory) *cobra.Command {
+func NewCmdValidate(f *factory.Factory) *cobra.Command {
 	o := &ValidateOptions{Output: "text", Unknown: "strict"}
 	c := &cobra.Command{
 		Use:   "validate (-f PATH... | PATH... | -k DIR)",
@@ -80,38 +81,15 @@ be read or checked.`,
 // objects are checked in: the catalog, kube-apiserver's own kinds, the
 // cluster's published schemas, where old objects come from and where
 // objects without a namespace go.
-func (o *ValidateOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+func (o *ValidateOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
 	o.args = args
 	o.stdin, o.out, o.errOut, o.colour = f.Streams.In, f.Streams.Out, f.Streams.ErrOut, isTerminal(f.Streams.Out)
 	o.skip, o.skipErr = validate.SkipKinds(o.SkipKinds)
 	var err error
-	if o.env, o.kube, err = environment(f, o.Offline, o.Old); err != nil {
+	if o.env, o.kube, err = f.Environment(o.Offline, o.Old); err != nil {
 		return err
 	}
 	return nil
-}
-
-// environment is the validate.Environment of a verb that checks objects
-// (validate, lsp, test): its catalog, cluster, namespace and version.
-func environment(f *Factory, noCluster bool, old []string) (*validate.Environment, *version.Version, error) {
-	kube, err := f.KubernetesVersion(noCluster)
-	if err != nil {
-		return nil, nil, err
-	}
-	cat, err := f.Catalog(noCluster)
-	if err != nil {
-		return nil, nil, err
-	}
-	cluster, err := f.Cluster(noCluster)
-	if err != nil {
-		return nil, nil, err
-	}
-	env, err := validate.NewEnvironment(validate.Setting{Catalog: cat, Cluster: cluster, Namespace: f.Namespace(noCluster),
-		Old: old, KubernetesVersion: kube})
-	if err != nil {
-		return nil, nil, &flagError{flag: "--old", err: err}
-	}
-	return env, kube, nil
 }
 
 // Validate checks the flags.
@@ -138,17 +116,10 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	crds, err := validate.InputCRDs(input)
-	if err != nil {
-		return err
-	}
-	if err := o.env.Catalog.AddInput(crds...); err != nil {
-		return err
-	}
 	printer := validate.NewPrinter(o.out, o.errOut, o.Output, Version, o.kube, o.colour)
 	opts := o.env.Options
 	opts.Unknown, opts.StrictKinds, opts.Skip, opts.Keep, opts.Emit = validate.UnknownFields(o.Unknown), o.StrictKinds, o.skip, o.Output == "yaml", printer.Add
-	report, err := validate.Documents(ctx, input, o.env.Catalog, opts)
+	report, err := o.env.Check(ctx, input, opts)
 	if err != nil {
 		return err
 	}
@@ -176,7 +147,7 @@ func (o *ValidateOptions) read() (*manifest.Input, error) {
 	}
 	input, err := manifest.OpenPaths(append(o.Filenames, o.args...), o.Recursive, o.stdin)
 	if err != nil {
-		return nil, &flagError{flag: "-f", err: err}
+		return nil, &factory.FlagError{Flag: "-f", Err: err}
 	}
 	return input, nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
@@ -35,7 +36,7 @@ type VersionOptions struct {
 }
 
 // NewCmdVersion makes kubectl crd version.
-func NewCmdVersion(f *Factory) *cobra.Command {
+func NewCmdVersion(f *factory.Factory) *cobra.Command {
 	o := &VersionOptions{}
 	c := &cobra.Command{
 		Use:   "version",
@@ -47,7 +48,7 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 }
 
 // Complete takes the output stream.
-func (o *VersionOptions) Complete(f *Factory, _ *cobra.Command, args []string) error {
+func (o *VersionOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
 	o.args, o.out = args, f.Streams.Out
 	return nil
 }

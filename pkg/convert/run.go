@@ -123,6 +123,27 @@ func (r *Run) targetVersion(crd *apiextensionsv1.CustomResourceDefinition) (stri
 	return version, nil
 }
 
+// Files converts the objects of an input, or round-trips them, with the
+// CRDs the input holds added to the catalog first.
+func (r *Run) Files(ctx context.Context, docs []manifest.Document, roundTrip bool) error {
+	crds, objects, err := catalog.Split(docs)
+	if err != nil {
+		return err
+	}
+	for _, c := range crds {
+		if err := r.Catalog.AddInput(c.CRD); err != nil {
+			return err
+		}
+	}
+	if len(objects) == 0 {
+		return errors.New("no objects to convert in the input")
+	}
+	if roundTrip {
+		return r.RoundTrips(ctx, objects)
+	}
+	return r.Convert(ctx, objects)
+}
+
 // Convert converts each object and prints those converted: one as itself,
 // several as a List, as kubectl convert prints them.
 func (r *Run) Convert(ctx context.Context, docs []*manifest.Document) error {

@@ -101,3 +101,21 @@ func checkNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+// CheckSettings are the values of --check (NAME=SEVERITY) that start with
+// prefix, for shell completion.
+func CheckSettings(prefix string) []string {
+	var out []string
+	name, _, _ := strings.Cut(prefix, "=")
+	for _, ch := range Checks {
+		if !strings.HasPrefix(ch.Name, name) {
+			continue
+		}
+		for _, s := range []Severity{Error, Warning, Info, Ignore} {
+			if v := ch.Name + "=" + string(s); strings.HasPrefix(v, prefix) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}

@@ -2,7 +2,10 @@ package localapi
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
@@ -16,17 +19,21 @@ import (
 )
 
 // ServerFor serves the objects of the files paths name, as created, with
-// the CRDs asked for (the resources of get's arguments) and those of the
-// objects' kinds (kubectl's get -f asks for each object by its
-// resource): only those are decoded.
-func ServerFor(ctx context.Context, cat *catalog.Catalog, asked []*apiextensionsv1.CustomResourceDefinition, paths []string, recursive bool) (*Server, error) {
+// the CRDs of the resources asked for (get's arguments, resolved) and
+// those of the objects' kinds (kubectl's get -f asks for each object by
+// its resource): only those are decoded.
+func ServerFor(ctx context.Context, cat *catalog.Catalog, resolved []catalog.Resource, paths []string, recursive bool) (*Server, error) {
 	objs, err := readObjects(paths, recursive)
 	if err != nil {
 		return nil, err
 	}
 	names := map[string]bool{}
-	for _, crd := range asked {
-		names[crd.Name] = true
+	var asked []*apiextensionsv1.CustomResourceDefinition
+	for _, r := range resolved {
+		if r.CRD != nil && !names[r.CRD.Name] {
+			names[r.CRD.Name] = true
+			asked = append(asked, r.CRD.CustomResourceDefinition)
+		}
 	}
 	kinds := map[schema.GroupKind]bool{}
 	for _, o := range objs {
@@ -92,4 +99,34 @@ func (g *Getter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error)
 
 func (g *Getter) ToRESTMapper() (meta.RESTMapper, error) {
 	return g.mapper, nil
+}
+
+// StdinToFile saves standard input to a file when it is among filenames
+// ("-"), and names that file in its place, so that both kubectl's reader
+// and the local server can read it; cleanup is given the file's removal.
+func StdinToFile(filenames []string, stdin io.Reader, cleanup func(func())) error {
+	for i, name := range filenames {
+		if name != "-" {
+			continue
+		}
+		dir, err := os.MkdirTemp("", "kubectl-crd-stdin-")
+		if err != nil {
+			return err
+		}
+		cleanup(func() { os.RemoveAll(dir) })
+		docs, err := manifest.ReadAll("-", stdin)
+		if err != nil {
+			return err
+		}
+		var data []byte
+		for _, d := range docs {
+			data = append(append(data, d.JSON...), '\n')
+		}
+		path := filepath.Join(dir, "stdin.json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return err
+		}
+		filenames[i] = path
+	}
+	return nil
 }

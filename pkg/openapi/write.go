@@ -1,12 +1,14 @@
 package openapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -34,8 +36,29 @@ func Print(w io.Writer, data []byte, format string) error {
 	return err
 }
 
-// ParseGroupVersions reads GROUP/VERSION arguments.
-func ParseGroupVersions(args []string) ([]schema.GroupVersion, error) {
+// SelectV3 reads openapi's GROUP/VERSION arguments: the group versions
+// whose documents to build (all the catalog serves when there are none),
+// and the CRDs of their groups.
+func SelectV3(ctx context.Context, cat *catalog.Catalog, args []string) ([]*apiextensionsv1.CustomResourceDefinition, []schema.GroupVersion, error) {
+	gvs, err := parseGroupVersions(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(gvs) == 0 {
+		crds, err := cat.Named(ctx, nil)
+		return crds, GroupVersions(crds), err
+	}
+	// A group version's document holds only its group's CRDs.
+	groups := map[string]bool{}
+	for _, gv := range gvs {
+		groups[gv.Group] = true
+	}
+	some, err := cat.ListWhere(ctx, func(crd *apiextensionsv1.CustomResourceDefinition) bool { return groups[crd.Spec.Group] })
+	return catalog.Definitions(some), gvs, err
+}
+
+// parseGroupVersions reads GROUP/VERSION arguments.
+func parseGroupVersions(args []string) ([]schema.GroupVersion, error) {
 	var gvs []schema.GroupVersion
 	for _, a := range args {
 		gv, err := schema.ParseGroupVersion(a)
@@ -47,9 +70,9 @@ func ParseGroupVersions(args []string) ([]schema.GroupVersion, error) {
 	return gvs, nil
 }
 
-// WriteV3 writes the v3 document of each group version of crds into dir,
-// at the server's path (DocumentPath), encoded in format.
-func WriteV3(dir string, crds []*apiextensionsv1.CustomResourceDefinition, gvs []schema.GroupVersion, format string) error {
+// EachV3 builds the v3 document of each group version of crds, encoded
+// in format, and passes it to each in turn.
+func EachV3(crds []*apiextensionsv1.CustomResourceDefinition, gvs []schema.GroupVersion, format string, each func(schema.GroupVersion, []byte) error) error {
 	for _, gv := range gvs {
 		doc, err := V3(crds, gv)
 		if err != nil {
@@ -62,11 +85,19 @@ func WriteV3(dir string, crds []*apiextensionsv1.CustomResourceDefinition, gvs [
 		if err != nil {
 			return err
 		}
-		if err := writeFile(filepath.Join(dir, filepath.FromSlash(DocumentPath(gv, format))), data); err != nil {
+		if err := each(gv, data); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// WriteV3 writes the v3 document of each group version of crds into dir,
+// at the server's path (DocumentPath), encoded in format.
+func WriteV3(dir string, crds []*apiextensionsv1.CustomResourceDefinition, gvs []schema.GroupVersion, format string) error {
+	return EachV3(crds, gvs, format, func(gv schema.GroupVersion, data []byte) error {
+		return writeFile(filepath.Join(dir, filepath.FromSlash(DocumentPath(gv, format))), data)
+	})
 }
 
 // WriteSchemas writes the JSON Schema of every served version of crds

@@ -1,10 +1,17 @@
 package tabletransport
 
 import (
+	"context"
 	"net/http"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 )
 
 // Getter is the kubeconfig's client getter with every client that
@@ -29,4 +36,30 @@ func (g *Getter) ToRESTConfig() (*rest.Config, error) {
 		return &Transport{Next: rt, Tables: g.Tables, Prefix: prefix}
 	})
 	return c, nil
+}
+
+// CatalogLookup finds CRDs among the resources already resolved, then in
+// the catalog; a CRD the user may not read is left to the server to
+// print.
+func CatalogLookup(cat *catalog.Catalog, resolved []catalog.Resource) LookupFunc {
+	known := map[schema.GroupResource]*apiextensionsv1.CustomResourceDefinition{}
+	for _, r := range resolved {
+		if r.CRD != nil {
+			known[r.Mapping.Resource.GroupResource()] = r.CRD.CustomResourceDefinition
+		}
+	}
+	return func(ctx context.Context, gr schema.GroupResource) (*apiextensionsv1.CustomResourceDefinition, error) {
+		if crd, ok := known[gr]; ok {
+			return crd, nil
+		}
+		crd, err := cat.ForResource(ctx, gr)
+		switch {
+		case apierrors.IsForbidden(err):
+			klog.V(2).InfoS("Cannot read the CustomResourceDefinition; asking the server for the table", "name", gr.String(), "err", err)
+			return nil, nil
+		case err != nil || crd == nil:
+			return nil, err
+		}
+		return crd.CustomResourceDefinition, nil
+	}
 }

@@ -25,6 +25,20 @@ type Environment struct {
 	Options Options
 }
 
+// Check checks the documents of input with opts (the environment's, as
+// the caller set them): the input's own CRDs are added to the catalog
+// first, for the objects beside them wherever they stand.
+func (e *Environment) Check(ctx context.Context, input Input, opts Options) (Report, error) {
+	crds, err := InputCRDs(input)
+	if err != nil {
+		return Report{}, err
+	}
+	if err := e.Catalog.AddInput(crds...); err != nil {
+		return Report{}, err
+	}
+	return Documents(ctx, input, e.Catalog, opts)
+}
+
 // Cluster is how an environment reaches the cluster: Config and Discovery
 // set, or Err saying why the cluster that would answer cannot be asked;
 // the zero Cluster is none (offline, or none configured), and every

@@ -130,7 +130,7 @@ func TestBadInputSuite(t *testing.T) {
 		name:   "binary data as CRDs",
 		args:   []string{"get", "crontabs", "--crds", filepath.Join(dir, "noise.yaml")},
 		stderr: "error: @/noise.yaml: invalid YAML: invalid trailing UTF-8 octet\n",
-		code:   1,
+		code:   2,
 	}, {
 		name:   "an empty file",
 		args:   []string{"validate", "-f", write("empty.yaml", ""), "--crds", cronTabCRD},
@@ -169,7 +169,7 @@ func TestBadInputSuite(t *testing.T) {
 		name:   "a CRD with no versions, as --crds",
 		args:   []string{"get", "empties", "--crds", filepath.Join(badcrds, "names.yaml")},
 		stderr: "error: $REPO/test/testdata/badcrds/names.yaml:9:3: invalid CustomResourceDefinition \"wrong.bad.example.com\": spec.versions: must have exactly one version marked as storage version (0 of 0 are)\n",
-		code:   1,
+		code:   2,
 	}, {
 		name: "a CRD with no storage version",
 		args: []string{"validate", "-f", write("nostorage.yaml", noStorage), "--offline"},
@@ -195,7 +195,7 @@ func TestBadInputSuite(t *testing.T) {
 		name:   "conflicting CRDs for one kind in two --crds files",
 		args:   []string{"get", "crontabs", "--crds", cronTabCRD, "--crds", write("crontab-again.yaml", stricter)},
 		stderr: "error: CustomResourceDefinition \"crontabs.stable.example.com\" is defined twice: at $REPO/examples/crds/crontab.yaml:5 and at @/crontab-again.yaml:5\n",
-		code:   1,
+		code:   2,
 	}, {
 		name:   "conflicting CRDs for one kind in the input",
 		args:   []string{"validate", "-f", cronTabCRD, "-f", filepath.Join(dir, "crontab-again.yaml"), "--offline"},

@@ -67,8 +67,8 @@ func TestNoWorkAtStart(t *testing.T) {
 func TestUnknownTypeSuggestsCloseMatches(t *testing.T) {
 	r := bin.Run(t, "kubectl-crd", nil, "get", "widgit")
 	want := "error: the server doesn't have a resource type \"widgit\"\nDid you mean widgets.alpha.example.com or widgets.zeta.example.com?\n"
-	if r.Code != 1 || r.Stderr != want {
-		t.Errorf("exit %d, stderr:\n%s\nwant exit 1, stderr:\n%s", r.Code, r.Stderr, want)
+	if r.Code != 2 || r.Stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2, stderr:\n%s", r.Code, r.Stderr, want)
 	}
 }
 
@@ -84,7 +84,8 @@ func TestDeprecatedVersionWarns(t *testing.T) {
 }
 
 // TestBadInput checks each bad input gives its message (with file and line
-// where there is one) and exit code, and no panic.
+// where there is one, the flag where the file cannot be opened) and exit
+// code 2, and no panic.
 func TestBadInput(t *testing.T) {
 	bad := filepath.Join(repoRoot, "test/testdata/bad")
 	noConfig := []string{"KUBECONFIG="}
@@ -97,7 +98,7 @@ func TestBadInput(t *testing.T) {
 		name:   "missing --crds path",
 		env:    noConfig,
 		args:   []string{"get", "widgets", "--crds", "/nonexistent/crds"},
-		stderr: "error: /nonexistent/crds: no such file or directory\n",
+		stderr: "error: --crds /nonexistent/crds: no such file or directory\n",
 	}, {
 		name:   "malformed YAML",
 		env:    noConfig,
@@ -130,8 +131,8 @@ func TestBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := bin.Run(t, "kubectl-crd", tt.env, tt.args...)
-			if r.Code != 1 || r.Stderr != tt.stderr {
-				t.Errorf("exit %d, stderr:\n%s\nwant exit 1, stderr:\n%s", r.Code, r.Stderr, tt.stderr)
+			if r.Code != 2 || r.Stderr != tt.stderr {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit 2, stderr:\n%s", r.Code, r.Stderr, tt.stderr)
 			}
 		})
 	}
@@ -155,7 +156,7 @@ func TestStalledServerHonoursRequestTimeout(t *testing.T) {
 		}
 	}()
 	r := bin.Run(t, "kubectl-crd", nil, "get", "widgets", "--server", "https://"+l.Addr().String(), "--request-timeout", "1s")
-	if r.Code != 1 || !strings.Contains(r.Stderr, "Unable to connect to the server") {
+	if r.Code != 2 || !strings.Contains(r.Stderr, "Unable to connect to the server") {
 		t.Errorf("exit %d, stderr:\n%s", r.Code, r.Stderr)
 	}
 	if r.Elapsed > 15*time.Second {

@@ -161,7 +161,7 @@ func TestCompletion(t *testing.T) {
 			}
 		}
 		r := bin.Run(t, "kubectl-crd", nil, "completion", "tcsh")
-		if r.Code != 1 || !strings.Contains(r.Stderr, `invalid argument "tcsh"`) {
+		if r.Code != 2 || !strings.Contains(r.Stderr, `invalid argument "tcsh"`) {
 			t.Errorf("completion tcsh: exit %d\n%s", r.Code, r.Stderr)
 		}
 	})

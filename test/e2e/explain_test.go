@@ -74,7 +74,7 @@ func TestExplainDetailedAndMarkdown(t *testing.T) {
 		})
 	}
 	r := bin.Run(t, "kubectl-crd", nil, "explain", "crontabs", "-o", "yaml")
-	if r.Code != 1 || !strings.Contains(r.Stderr, "use plaintext, plaintext-openapiv2, detailed or markdown") {
+	if r.Code != 2 || !strings.Contains(r.Stderr, "use plaintext, plaintext-openapiv2, detailed or markdown") {
 		t.Errorf("-o yaml: exit %d, %s", r.Code, r.Stderr)
 	}
 }

@@ -195,8 +195,8 @@ func TestCRDDeletedAfterDiscovery(t *testing.T) {
 	testCluster.ResetRequests()
 	r := bin.Run(t, "kubectl-crd", cache, "get", "ephemera")
 	want := "error: the server doesn't have a resource type \"ephemera\"\n"
-	if r.Code != 1 || r.Stderr != want {
-		t.Errorf("CRD deleted: exit %d, stderr:\n%s\nwant exit 1, stderr:\n%s", r.Code, r.Stderr, want)
+	if r.Code != 2 || r.Stderr != want {
+		t.Errorf("CRD deleted: exit %d, stderr:\n%s\nwant exit 2, stderr:\n%s", r.Code, r.Stderr, want)
 	}
 	if d := countRequests("/apis"); d != 1 {
 		t.Errorf("CRD deleted: discovery fetched %d times; want once (the cache was stale)", d)

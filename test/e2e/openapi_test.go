@@ -145,11 +145,11 @@ func TestOpenAPIOutputDir(t *testing.T) {
 		t.Errorf("--layout vscode wrote %q", got)
 	}
 	r = bin.Run(t, "kubectl-crd", nil, "openapi", "-o", "jsonschema")
-	if r.Code != 1 || !strings.Contains(r.Stderr, "needs --output-dir") {
+	if r.Code != 2 || !strings.Contains(r.Stderr, "needs --output-dir") {
 		t.Errorf("-o jsonschema without --output-dir: exit %d, %s", r.Code, r.Stderr)
 	}
 	r = bin.Run(t, "kubectl-crd", nil, "openapi", "nosuch.example.com/v1")
-	if r.Code != 1 || r.Stderr != "error: no CustomResourceDefinition serves nosuch.example.com/v1\n" {
+	if r.Code != 2 || r.Stderr != "error: no CustomResourceDefinition serves nosuch.example.com/v1\n" {
 		t.Errorf("unknown group version: exit %d, %s", r.Code, r.Stderr)
 	}
 }

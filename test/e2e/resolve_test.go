@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
-	"github.com/kubectl-crd/kubectl-crd/pkg/cmd"
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -190,14 +190,14 @@ func categoryTypes(t *testing.T, arg string) string {
 func pluginResolve(t *testing.T, arg string, crdPaths []string) resolved {
 	t.Helper()
 	var errOut bytes.Buffer
-	f := cmd.NewFactory(genericiooptions.IOStreams{ErrOut: &errOut})
+	f := factory.New(genericiooptions.IOStreams{ErrOut: &errOut})
 	f.ConfigFlags.KubeConfig = &testCluster.Kubeconfig
 	cacheDir := t.TempDir()
 	f.ConfigFlags.CacheDir = &cacheDir
 	f.CRDPaths = crdPaths
 
 	var r resolved
-	cat, err := f.Catalog()
+	cat, err := f.Catalog(false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,16 @@
-package cmd
+package factory
 
 import (
 	"github.com/spf13/pflag"
 )
 
-// withSettings is a factory of the same flags as f's but for another
+// WithSettings is a factory of the same flags as f's but for another
 // kubeconfig context ("": f's) and other --crds: its own catalog,
 // clients and Kubernetes version. The flags f's command line set are set
 // again on the new factory's flags, so that every kubeconfig flag (and
 // any kubectl adds) carries over.
-func (f *Factory) withSettings(crds []string, context string) *Factory {
-	g := NewFactory(f.Streams)
+func (f *Factory) WithSettings(crds []string, context string) *Factory {
+	g := New(f.Streams)
 	flags := pflag.NewFlagSet("settings", pflag.ContinueOnError)
 	g.AddFlags(flags)
 	if f.flags != nil {

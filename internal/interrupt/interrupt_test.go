@@ -1,4 +1,4 @@
-package cmd
+package interrupt
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func (r *recorder) Write(p []byte) (int, error) {
 // for Flush; after stop nothing goes out.
 func TestLineWriter(t *testing.T) {
 	r := &recorder{}
-	l := &lineWriter{w: r}
+	l := NewLineWriter(r)
 	for _, s := range []string{"ab", "c\nde", "f\ng\n", "h"} {
 		if n, err := l.Write([]byte(s)); n != len(s) || err != nil {
 			t.Fatalf("Write(%q) = %d, %v", s, n, err)
@@ -33,7 +33,7 @@ func TestLineWriter(t *testing.T) {
 		t.Errorf("Flush: %v, writes %q", err, r.writes)
 	}
 	_, _ = l.Write([]byte("i\nj"))
-	l.stop()
+	l.Stop()
 	_, _ = l.Write([]byte("k\n"))
 	_ = l.Flush()
 	if got := fmt.Sprintf("%q", r.writes); got != `["abc\n" "def\ng\n" "h" "i\n"]` {
@@ -45,7 +45,7 @@ func TestLineWriter(t *testing.T) {
 // come out whole.
 func TestLineWriterConcurrently(t *testing.T) {
 	var out bytes.Buffer
-	l := &lineWriter{w: &out}
+	l := NewLineWriter(&out)
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
@@ -68,7 +68,7 @@ func TestLineWriterConcurrently(t *testing.T) {
 }
 
 func TestExitCode(t *testing.T) {
-	if exitCode(syscall.SIGINT) != 130 || exitCode(syscall.SIGTERM) != 143 {
-		t.Errorf("exit codes %d, %d; want 130, 143", exitCode(syscall.SIGINT), exitCode(syscall.SIGTERM))
+	if ExitCode(syscall.SIGINT) != 130 || ExitCode(syscall.SIGTERM) != 143 {
+		t.Errorf("exit codes %d, %d; want 130, 143", ExitCode(syscall.SIGINT), ExitCode(syscall.SIGTERM))
 	}
 }

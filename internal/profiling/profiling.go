@@ -1,4 +1,6 @@
-package cmd
+// Package profiling is kubectl's --profile and --profile-output: a Go
+// profile of one run of a command, written to a file.
+package profiling
 
 import (
 	"fmt"
@@ -13,20 +15,20 @@ import (
 // profileNames are the profiles --profile takes, as kubectl's does.
 var profileNames = []string{"none", "cpu", "heap", "goroutine", "threadcreate", "block", "mutex"}
 
-// profiling is kubectl's --profile and --profile-output: a Go profile of
-// this run, written to a file.
-type profiling struct {
+// Profile is a run's profile, as the flags ask for it.
+type Profile struct {
 	name, output string
 	cpu          *os.File
 }
 
-func (p *profiling) addFlags(flags *pflag.FlagSet) {
+// AddFlags adds --profile and --profile-output.
+func (p *Profile) AddFlags(flags *pflag.FlagSet) {
 	flags.StringVar(&p.name, "profile", "none", "Name of profile to capture. One of (none|cpu|heap|goroutine|threadcreate|block|mutex)")
 	flags.StringVar(&p.output, "profile-output", "profile.pprof", "Name of the file to write the profile to")
 }
 
-// start begins recording what the profile needs recorded during the run.
-func (p *profiling) start() error {
+// Start begins recording what the profile needs recorded during the run.
+func (p *Profile) Start() error {
 	if !slices.Contains(profileNames, p.name) {
 		return fmt.Errorf("--profile: unknown profile %q, want one of %v", p.name, profileNames)
 	}
@@ -49,8 +51,8 @@ func (p *profiling) start() error {
 	return nil
 }
 
-// flush writes the profile out.
-func (p *profiling) flush() error {
+// Flush writes the profile out.
+func (p *Profile) Flush() error {
 	switch p.name {
 	case "none":
 		return nil

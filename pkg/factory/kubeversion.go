@@ -1,4 +1,4 @@
-package cmd
+package factory
 
 import (
 	"fmt"
@@ -59,4 +59,15 @@ func (f *Factory) resolveKubernetesVersion(noCluster bool) (*version.Version, er
 		return nil, err
 	}
 	return v, nil
+}
+
+// ResolveAskedVersion resolves --kubernetes-version now, when it is
+// given: the root command does, so that a version out of range is an
+// error for every verb before anything runs.
+func (f *Factory) ResolveAskedVersion() error {
+	if f.kubernetesVersion == "" {
+		return nil
+	}
+	_, err := f.KubernetesVersion(false)
+	return err
 }

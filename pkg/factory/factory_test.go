@@ -1,4 +1,4 @@
-package cmd
+package factory
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 // -race, as CI does, to catch unsynchronised access.)
 func TestWarnConcurrently(t *testing.T) {
 	var errOut lockedBuffer
-	f := NewFactory(genericiooptions.IOStreams{ErrOut: &errOut})
+	f := New(genericiooptions.IOStreams{ErrOut: &errOut})
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {

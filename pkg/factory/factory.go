@@ -1,14 +1,24 @@
-package cmd
+// Package factory holds the flags every verb of kubectl crd shares and
+// makes what the verbs need from them: the CRD catalog, clients for the
+// cluster, the Kubernetes version answered as. It is kubectl crd's
+// counterpart of kubectl's cmdutil.Factory; the verbs (pkg/cmd) take it in
+// their Complete.
+package factory
 
 import (
 	"errors"
+	goflag "flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sync"
 
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-crd/kubectl-crd/internal/interrupt"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"github.com/spf13/pflag"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
@@ -17,6 +27,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
 )
 
 // Factory holds the flags every verb shares and makes what they need from
@@ -38,13 +49,15 @@ type Factory struct {
 	// flags are the parsed flags above (for clients of other settings).
 	flags *pflag.FlagSet
 
-	// rawOut is standard output as the process has it (Streams.Out
+	// RawOut is standard output as the process has it (Streams.Out
 	// passes on whole lines); nil where the factory was made otherwise.
-	rawOut io.Writer
-	// interrupts handles SIGINT and SIGTERM (nil outside Run).
-	interrupts *interrupts
-	// steps, when set, hears each step of a verb (the contract's test).
-	steps func(string)
+	RawOut io.Writer
+	// Interrupts handles SIGINT and SIGTERM (nil outside a process's
+	// run: tests).
+	Interrupts *interrupt.Handler
+	// Trace, when set, hears each step of a verb as it starts
+	// (Complete, Validate, Run), for tests of the command contract.
+	Trace func(step string)
 
 	warnMu    sync.Mutex // Warn is called from client-go's warning handler, in any goroutine
 	warned    map[string]bool
@@ -54,8 +67,8 @@ type Factory struct {
 	cleanups  []func()
 }
 
-// NewFactory makes a Factory writing to streams.
-func NewFactory(streams genericiooptions.IOStreams) *Factory {
+// New makes a Factory writing to streams.
+func New(streams genericiooptions.IOStreams) *Factory {
 	flags := genericclioptions.NewConfigFlags(true).WithDeprecatedPasswordFlag().WithDiscoveryBurst(300).WithDiscoveryQPS(50.0)
 	flags.WrapConfigFn = nameTheProxy
 	return &Factory{
@@ -65,14 +78,29 @@ func NewFactory(streams genericiooptions.IOStreams) *Factory {
 	}
 }
 
-// AddFlags adds the kubeconfig flags, --crds, --kubernetes-version and
-// --crd-cache-dir.
+// AddFlags adds the kubeconfig flags, --crds, --kubernetes-version,
+// --crd-cache-dir and klog's -v.
 func (f *Factory) AddFlags(flags *pflag.FlagSet) {
 	f.flags = flags
 	f.ConfigFlags.AddFlags(flags)
+	addKlogFlags(flags)
 	flags.StringArrayVar(&f.CRDPaths, "crds", nil, "Read CustomResourceDefinitions from this file or directory (recursively) instead of the cluster; repeatable, - for stdin")
 	flags.StringVar(&f.kubernetesVersion, "kubernetes-version", "", "Answer as this Kubernetes version (MAJOR.MINOR) answers: CEL libraries, schema formats, feature-gated fields, built-in kinds served; default: the cluster's, offline the newest")
 	flags.StringVar(&f.IndexDir, "crd-cache-dir", defaultIndexDir(), "Where the index of --crds files is kept, so that later runs decode only the CRDs they use ($"+indexDirEnv+"); \"\" switches it off")
+}
+
+// addKlogFlags adds klog's -v and hides the rest of its flags, as kubectl
+// shows only -v.
+func addKlogFlags(flags *pflag.FlagSet) {
+	gofs := goflag.NewFlagSet("klog", goflag.ContinueOnError)
+	klog.InitFlags(gofs)
+	gofs.VisitAll(func(gf *goflag.Flag) {
+		pf := pflag.PFlagFromGoFlag(gf)
+		if pf.Name != "v" {
+			pf.Hidden = true
+		}
+		flags.AddFlag(pf)
+	})
 }
 
 // indexDirEnv names the environment variable that overrides the index's
@@ -119,11 +147,11 @@ func (f *Factory) HandleWarningHeader(code int, _ string, message string) {
 // what to do when there is no kubeconfig at all.
 func (f *Factory) RESTConfig() (*rest.Config, error) {
 	if f.noClusterConfigured() {
-		return nil, errNoCluster
+		return nil, ErrNoCluster
 	}
 	config, err := f.ConfigFlags.ToRESTConfig()
 	if clientcmd.IsEmptyConfig(err) {
-		return nil, errNoCluster
+		return nil, ErrNoCluster
 	}
 	if err == nil && config.QPS == 0 {
 		// client-go's default (5 per second) would make validate, which
@@ -133,7 +161,8 @@ func (f *Factory) RESTConfig() (*rest.Config, error) {
 	return config, err
 }
 
-var errNoCluster = errors.New("no cluster configured: no kubeconfig was found (set KUBECONFIG or --kubeconfig), or use --crds PATH to read CRDs from files")
+// ErrNoCluster is RESTConfig's error when no kubeconfig names a cluster.
+var ErrNoCluster = errors.New("no cluster configured: no kubeconfig was found (set KUBECONFIG or --kubeconfig), or use --crds PATH to read CRDs from files")
 
 // noClusterConfigured tells whether nothing names a cluster: no cluster in
 // any kubeconfig, no --server, and not running in a pod. (kubectl then
@@ -147,6 +176,16 @@ func (f *Factory) noClusterConfigured() bool {
 	}
 	raw, err := f.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
 	return err == nil && len(raw.Clusters) == 0
+}
+
+// DynamicClient is a client of the cluster's objects, as kubectl's
+// factory makes one.
+func (f *Factory) DynamicClient() (dynamic.Interface, error) {
+	config, err := f.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return dynamic.NewForConfig(config)
 }
 
 // Namespace is the kubeconfig's namespace ("" when none is set, or the
@@ -176,7 +215,7 @@ func (f *Factory) Catalog(noCluster bool) (*catalog.Catalog, error) {
 		// flags twice, too).
 		files, err := catalog.ReadFiles(uniquePaths(f.CRDPaths), f.Streams.In, catalog.NewIndex(f.IndexDir))
 		if err != nil {
-			return nil, &flagError{flag: "--crds", err: err}
+			return nil, &FlagError{Flag: "--crds", Err: err}
 		}
 		f.catalog = catalog.New(files, f.Warn)
 	case noCluster:
@@ -217,7 +256,7 @@ func (f *Factory) Cluster(noCluster bool) (validate.Cluster, error) {
 	}
 	config, err := f.RESTConfig()
 	switch {
-	case errors.Is(err, errNoCluster):
+	case errors.Is(err, ErrNoCluster):
 		return validate.Cluster{}, nil
 	case err != nil:
 		return validate.Cluster{Err: err}, nil
@@ -229,15 +268,33 @@ func (f *Factory) Cluster(noCluster bool) (validate.Cluster, error) {
 	return validate.Cluster{Config: config, Discovery: dc}, nil
 }
 
-// trace tells the contract's test which step of a verb runs.
-func (f *Factory) trace(step string) {
-	if f.steps != nil {
-		f.steps(step)
+// Environment is the validate.Environment of a verb that checks objects
+// (validate, lsp, test), and the Kubernetes version answered as: the
+// catalog, the cluster (none with noCluster), the namespace, and the
+// files of old objects (validate --old).
+func (f *Factory) Environment(noCluster bool, old []string) (*validate.Environment, *version.Version, error) {
+	kube, err := f.KubernetesVersion(noCluster)
+	if err != nil {
+		return nil, nil, err
 	}
+	cat, err := f.Catalog(noCluster)
+	if err != nil {
+		return nil, nil, err
+	}
+	cluster, err := f.Cluster(noCluster)
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := validate.NewEnvironment(validate.Setting{Catalog: cat, Cluster: cluster, Namespace: f.Namespace(noCluster),
+		Old: old, KubernetesVersion: kube})
+	if err != nil {
+		return nil, nil, &FlagError{Flag: "--old", Err: err}
+	}
+	return env, kube, nil
 }
 
-// onCleanup adds c to what Cleanup runs.
-func (f *Factory) onCleanup(c func()) {
+// OnCleanup adds c to what Cleanup runs.
+func (f *Factory) OnCleanup(c func()) {
 	f.cleanupMu.Lock()
 	f.cleanups = append(f.cleanups, c)
 	f.cleanupMu.Unlock()
@@ -273,3 +330,22 @@ type resolved struct {
 	v    *version.Version
 	err  error
 }
+
+// FlagError is an input named by a flag that cannot be read: a file or
+// directory that cannot be opened is said with the flag that named it
+// ("--crds crds/: no such file or directory"); a problem inside a file
+// names the file and line, as it is.
+type FlagError struct {
+	Flag string
+	Err  error
+}
+
+func (e *FlagError) Error() string {
+	var me *manifest.Error
+	if errors.As(e.Err, &me) && me.Unopened {
+		return e.Flag + " " + e.Err.Error()
+	}
+	return e.Err.Error()
+}
+
+func (e *FlagError) Unwrap() error { return e.Err }

@@ -1,0 +1,90 @@
+package explain
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	openapiv2 "github.com/google/gnostic-models/openapiv2"
+	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kubectlexplain "k8s.io/kubectl/pkg/explain"
+	explainv2 "k8s.io/kubectl/pkg/explain/v2"
+	kubectlopenapi "k8s.io/kubectl/pkg/util/openapi"
+)
+
+// Kubectl's output formats: plaintext renders the OpenAPI v3 document,
+// plaintext-openapiv2 the v2 one, each as kubectl explain renders them.
+const (
+	Plaintext          = "plaintext"
+	PlaintextOpenAPIV2 = "plaintext-openapiv2"
+)
+
+// Target is what explain's argument names: a CRD, its resource and
+// version, and the field path in its schema.
+type Target struct {
+	CRD    *apiextensionsv1.CustomResourceDefinition
+	GVR    schema.GroupVersionResource
+	Fields []string
+}
+
+// Resolve finds the target of explain's argument TYPE[.FIELD...] as
+// kubectl explain finds it: the resource part with kubectl's rules
+// against mapper, at apiVersion's group and version when it is given;
+// crdOf then reads the CRD of the resource (plural.version.group).
+func Resolve(arg, apiVersion string, mapper meta.RESTMapper, crdOf func(resource string) (*apiextensionsv1.CustomResourceDefinition, error)) (Target, error) {
+	split := kubectlexplain.SplitAndParseResourceRequestWithMatchingPrefix
+	if apiVersion != "" {
+		split = kubectlexplain.SplitAndParseResourceRequest
+	}
+	gvr, fields, err := split(arg, mapper)
+	if err != nil {
+		return Target{}, err
+	}
+	if apiVersion != "" {
+		gv, err := schema.ParseGroupVersion(apiVersion)
+		if err != nil {
+			return Target{}, err
+		}
+		gvr.Group, gvr.Version = gv.Group, gv.Version
+	}
+	crd, err := crdOf(gvr.Resource + "." + gvr.Version + "." + gvr.Group)
+	if err != nil {
+		return Target{}, err
+	}
+	return Target{CRD: crd, GVR: gvr, Fields: fields}, nil
+}
+
+// PrintKubectl writes what kubectl explain prints for the target, in one
+// of kubectl's formats, from the OpenAPI documents the server would
+// publish for the CRD (built on the client): the same code renders them.
+func PrintKubectl(w io.Writer, t Target, format string, recursive bool, maxDepth int) error {
+	crds := []*apiextensionsv1.CustomResourceDefinition{t.CRD}
+	if format != PlaintextOpenAPIV2 {
+		return explainv2.PrintModelDescription(t.Fields, w, openapi.NewClient(crds), t.GVR, recursive, maxDepth, Plaintext)
+	}
+	doc, err := openapi.V2(crds)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	parsed, err := openapiv2.ParseDocument(data)
+	if err != nil {
+		return err
+	}
+	resources, err := kubectlopenapi.NewOpenAPIData(parsed)
+	if err != nil {
+		return err
+	}
+	gvk := t.GVR.GroupVersion().WithKind(t.CRD.Spec.Names.Kind)
+	s := resources.LookupResource(gvk)
+	if s == nil {
+		return fmt.Errorf("couldn't find resource for %q", gvk)
+	}
+	return kubectlexplain.PrintModelDescription(t.Fields, w, s, gvk, recursive, maxDepth)
+}
