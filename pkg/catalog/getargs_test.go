@@ -38,4 +38,3 @@ func TestQualifyArgs(t *testing.T) {
 		}
 	}
 }
-
