@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/lifecycle"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -90,7 +91,7 @@ func Compare(old, new *apiextensionsv1.CustomResourceDefinition) []Change {
 			"the storage version %s is now %s: objects move to it on their next write%s", oldStorage, newStorage, conversionNote(new))
 	}
 	if !equality.Semantic.DeepEqual(old.Spec.Conversion, new.Spec.Conversion) {
-		add("", "spec.conversion", "conversion-changed", "conversion %s is now %s", conversionName(old), conversionName(new))
+		add("", "spec.conversion", "conversion-changed", "conversion %s is now %s", lifecycle.ConversionOf(old), lifecycle.ConversionOf(new))
 	}
 	return changes
 }
@@ -116,25 +117,10 @@ func versionIndex(crd *apiextensionsv1.CustomResourceDefinition, name string) in
 	return slices.IndexFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == name })
 }
 
-func conversionName(crd *apiextensionsv1.CustomResourceDefinition) string {
-	c := crd.Spec.Conversion
-	if c == nil || c.Strategy == apiextensionsv1.NoneConverter {
-		return "None"
-	}
-	if c.Webhook != nil && c.Webhook.ClientConfig != nil {
-		if s := c.Webhook.ClientConfig.Service; s != nil {
-			return fmt.Sprintf("Webhook (service %s/%s)", s.Namespace, s.Name)
-		}
-		if u := c.Webhook.ClientConfig.URL; u != nil {
-			return fmt.Sprintf("Webhook (%s)", *u)
-		}
-	}
-	return string(c.Strategy)
-}
-
+// conversionNote says what None does, after a storage version's move.
 func conversionNote(crd *apiextensionsv1.CustomResourceDefinition) string {
-	if conversionName(crd) == "None" {
-		return " (conversion None: an object stored at one version is read at another as it is, with its apiVersion changed)"
+	if c := lifecycle.ConversionOf(crd); c.None() {
+		return " (conversion None: " + c.Meaning() + ")"
 	}
 	return ""
 }

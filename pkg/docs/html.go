@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/lifecycle"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
@@ -132,12 +133,10 @@ func walkFields(fields []*Field, fn func(*Field)) {
 	}
 }
 
+// conversion is the CRD's conversion and what it does.
 func conversion(crd *apiextensionsv1.CustomResourceDefinition) string {
-	c := crd.Spec.Conversion
-	if c == nil || c.Strategy == apiextensionsv1.NoneConverter {
-		return "None: an object is served at every version as it is stored, with its apiVersion changed"
-	}
-	return "Webhook: the CRD's conversion webhook converts objects between versions"
+	c := lifecycle.ConversionOf(crd)
+	return c.String() + ": " + c.Meaning()
 }
 
 func deprecation(crd *apiextensionsv1.CustomResourceDefinition, v *Version) string {

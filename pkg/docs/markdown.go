@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
+	"github.com/kubectl-crd/kubectl-crd/pkg/lifecycle"
 )
 
 // WriteMarkdown writes the site into dir as Markdown that GitHub renders:
@@ -116,31 +117,18 @@ func writePage(b *bytes.Buffer, p *Page) {
 	}
 }
 
-// versionList names the versions, the storage one and deprecated ones
-// marked.
+// versionList names the versions, with what sets each apart.
 func versionList(p *Page) string {
 	var out []string
 	for _, v := range p.Versions {
-		out = append(out, v.Name+versionNotes(v))
+		out = append(out, lifecycle.VersionOf(&v.CustomResourceDefinitionVersion).String())
 	}
 	return strings.Join(out, ", ")
 }
 
+// versionNotes are what sets a version apart, in parentheses.
 func versionNotes(v *Version) string {
-	var notes []string
-	if v.Storage {
-		notes = append(notes, "storage")
-	}
-	if v.Deprecated {
-		notes = append(notes, "deprecated")
-	}
-	if !v.Served {
-		notes = append(notes, "not served")
-	}
-	if len(notes) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(notes, ", ") + ")"
+	return strings.TrimPrefix(lifecycle.VersionOf(&v.CustomResourceDefinitionVersion).String(), v.Name)
 }
 
 // cell makes text fit a Markdown table cell: one line, | escaped.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
+	"github.com/kubectl-crd/kubectl-crd/pkg/lifecycle"
 	"go.lsp.dev/protocol"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -107,25 +108,11 @@ func crdDoc(crd *apiextensionsv1.CustomResourceDefinition, version string) strin
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** (%s), %s\n\n", crd.Spec.Names.Kind, crd.Spec.Group, strings.ToLower(string(crd.Spec.Scope)))
 	for _, v := range crd.Spec.Versions {
-		var notes []string
-		if v.Storage {
-			notes = append(notes, "storage")
-		}
-		if !v.Served {
-			notes = append(notes, "not served")
-		}
-		if v.Deprecated {
-			notes = append(notes, "deprecated")
-		}
 		mark := ""
 		if v.Name == version {
 			mark = " ←"
 		}
-		if len(notes) > 0 {
-			fmt.Fprintf(&b, "- %s (%s)%s\n", v.Name, strings.Join(notes, ", "), mark)
-		} else {
-			fmt.Fprintf(&b, "- %s%s\n", v.Name, mark)
-		}
+		fmt.Fprintf(&b, "- %s%s\n", lifecycle.VersionOf(&v), mark)
 		if v.Name == version && v.Deprecated {
 			fmt.Fprintf(&b, "\n%s\n", catalog.DeprecationWarning(crd, &v))
 		}
