@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -67,6 +68,25 @@ func (c *Catalog) Named(ctx context.Context, types []string) ([]*apiextensionsv1
 		}
 	}
 	return crds, nil
+}
+
+// CRDNames are the names (plural.group) of the CRDs the TYPE arguments
+// name, each once and in argument order; unlike Named, it does not need
+// to read the CRDs.
+func (c *Catalog) CRDNames(ctx context.Context, types []string) ([]string, error) {
+	var names []string
+	for _, t := range types {
+		res, err := c.Resolve(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range res {
+			if name := r.Mapping.Resource.GroupResource().String(); !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	return names, nil
 }
 
 // One resolves a TYPE argument that must name exactly one custom

@@ -47,27 +47,13 @@ func (e *UsageError) Error() string { return e.Err.Error() }
 
 func (e *UsageError) Unwrap() error { return e.Err }
 
-// usageErrorf is a UsageError with a formatted message.
-func usageErrorf(format string, args ...any) error {
-	return &UsageError{Err: fmt.Errorf(format, args...)}
-}
+// ExitError ends a verb that has printed all it has to say with a code of
+// its own: 1 for findings (invalid objects, breaking changes, failed
+// conversions), 2 for documents that could not be checked, or 128 + a
+// signal.
+type ExitError struct{ Code int }
 
-// ExitError ends a verb with a code of its own: 1 for findings (invalid
-// objects, breaking changes, failed conversions), or 128 + a signal. Its
-// message, if any, is printed as any other error.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return ""
-	}
-	return e.Err.Error()
-}
-
-func (e *ExitError) Unwrap() error { return e.Err }
+func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
 // findings is the exit of a verb that found something (code 1), with
 // nothing more to print.

@@ -161,25 +161,3 @@ func complete(f *factory.Factory, names func(*catalog.Catalog) ([]string, error)
 	}
 	return out
 }
-
-// registerFlagCompletions completes --crds with YAML and JSON files (and
-// directories) and --context with the kubeconfig's contexts.
-func registerFlagCompletions(root *cobra.Command, f *factory.Factory) {
-	_ = root.RegisterFlagCompletionFunc("crds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt
-	})
-	_ = root.RegisterFlagCompletionFunc("context", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		raw, err := f.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		var out []string
-		for name := range raw.Contexts {
-			if strings.HasPrefix(name, toComplete) {
-				out = append(out, name)
-			}
-		}
-		slices.Sort(out)
-		return out, cobra.ShellCompDirectiveNoFileComp
-	})
-}

@@ -13,7 +13,6 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/report"
 	"github.com/kubectl-crd/kubectl-crd/pkg/sample"
 	"github.com/spf13/cobra"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // DocsOptions are the options of kubectl crd docs.
@@ -87,11 +86,7 @@ func (o *DocsOptions) Run(ctx context.Context) error {
 	if len(crds) == 0 {
 		return errors.New("no CustomResourceDefinitions to document")
 	}
-	sampler := func(crd *apiextensionsv1.CustomResourceDefinition, version string, full bool) (string, error) {
-		data, _, err := sample.Render(ctx, crd, version, sample.Options{Full: full}, "yaml", false)
-		return string(data), err
-	}
-	site, err := docs.Build(crds, sampler)
+	site, err := docs.Build(crds, sample.YAMLOf(ctx))
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
 	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/spf13/cobra"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // explainFormats are explain's output formats: kubectl's two, then ours.
@@ -72,17 +71,7 @@ func (o *ExplainOptions) Complete(f *factory.Factory, c *cobra.Command, args []s
 	if err != nil {
 		return err
 	}
-	mapper, err := cat.RESTMapper()
-	if err != nil {
-		return err
-	}
-	o.target, err = explain.Resolve(args[0], o.APIVersion, mapper, func(resource string) (*apiextensionsv1.CustomResourceDefinition, error) {
-		r, err := cat.One(contextOf(c), resource)
-		if err != nil {
-			return nil, err
-		}
-		return r.CRD.CustomResourceDefinition, nil
-	})
+	o.target, err = explain.Resolve(contextOf(c), cat, args[0], o.APIVersion)
 	return err
 }
 

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/interrupt"
@@ -27,9 +28,9 @@ type GetOptions struct {
 	// resources in them.
 	none    bool
 	factory cmdutil.Factory
-	// noResources says a category holds no custom resources, as kubectl
-	// says none were found.
-	noResources func()
+	// namespace is where objects are listed, for a "not found" message.
+	namespace string
+	errOut    io.Writer
 	// interrupts, under --watch, are left to kubectl's own handler.
 	interrupts *interrupt.Handler
 }
@@ -79,14 +80,7 @@ to print: a preview of a CRD's columns without a cluster.`,
 // offline, over the objects of -f.
 func (o *GetOptions) Complete(f *factory.Factory, c *cobra.Command, args []string) error {
 	ctx := contextOf(c)
-	o.interrupts = f.Interrupts
-	o.noResources = func() {
-		if o.kubectl.AllNamespaces {
-			fmt.Fprintln(f.Streams.ErrOut, "No resources found")
-		} else {
-			fmt.Fprintf(f.Streams.ErrOut, "No resources found in %s namespace.\n", f.Namespace(false))
-		}
-	}
+	o.interrupts, o.namespace, o.errOut = f.Interrupts, f.Namespace(false), f.Streams.ErrOut
 	cat, err := f.Catalog(false)
 	if err != nil {
 		return err
@@ -139,9 +133,13 @@ func (o *GetOptions) Validate() error {
 
 // Run lists (or watches) the objects.
 func (o *GetOptions) Run(context.Context) error {
-	if o.none {
+	switch {
+	case o.none && o.kubectl.AllNamespaces:
 		// A category (such as "all") without custom resources in it.
-		o.noResources()
+		fmt.Fprintln(o.errOut, "No resources found")
+		return nil
+	case o.none:
+		fmt.Fprintf(o.errOut, "No resources found in %s namespace.\n", o.namespace)
 		return nil
 	}
 	if (o.kubectl.Watch || o.kubectl.WatchOnly) && o.interrupts != nil {

@@ -130,17 +130,9 @@ func (o *MigrateOptions) Validate() error {
 
 // Run resolves the TYPEs to CRDs and migrates each in turn.
 func (o *MigrateOptions) Run(ctx context.Context) error {
-	var names []string
-	for _, t := range o.Types {
-		res, err := o.catalog.Resolve(ctx, t)
-		if err != nil {
-			return err
-		}
-		for _, r := range res {
-			if name := r.Mapping.Resource.GroupResource().String(); !slices.Contains(names, name) {
-				names = append(names, name)
-			}
-		}
+	names, err := o.catalog.CRDNames(ctx, o.Types)
+	if err != nil {
+		return err
 	}
 	// The first interrupt stops new writes (stop), the second ends the
 	// writes in flight too (ctx).

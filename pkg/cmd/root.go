@@ -25,11 +25,7 @@ import (
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 )
 
-// NewRootCommand builds the command tree shown as "kubectl crd".
-func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
-	return newRootCommand(factory.New(streams))
-}
-
+// newRootCommand builds the command tree shown as "kubectl crd".
 func newRootCommand(f *factory.Factory) *cobra.Command {
 	streams := f.Streams
 	root := &cobra.Command{
@@ -92,7 +88,7 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		}
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	registerFlagCompletions(root, f)
+	f.RegisterFlagCompletions(root)
 	return root
 }
 
@@ -139,10 +135,7 @@ const docsURL = "https://github.com/kubectl-crd/kubectl-crd/blob/main/docs/"
 func printError(w io.Writer, err error) int {
 	code := exitCodeOf(err)
 	var ee *ExitError
-	if errors.As(err, &ee) {
-		err = ee.Err
-	}
-	if err == nil {
+	if err == nil || errors.As(err, &ee) {
 		return code
 	}
 	// kubectl reads a proxy's refused connection ("connection refused" in

@@ -2,13 +2,13 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
+	"github.com/kubectl-crd/kubectl-crd/pkg/report"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 )
@@ -55,10 +55,10 @@ func (o *VersionOptions) Complete(f *factory.Factory, _ *cobra.Command, args []s
 
 // Validate checks the arguments and the output format.
 func (o *VersionOptions) Validate() error {
-	if len(o.args) > 0 {
+	switch {
+	case len(o.args) > 0:
 		return fmt.Errorf("unexpected arguments %q: version takes none", o.args)
-	}
-	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
+	case o.Output != "" && o.Output != "json" && o.Output != "yaml":
 		return fmt.Errorf("--output must be 'yaml' or 'json'")
 	}
 	return nil
@@ -71,8 +71,7 @@ func (o *VersionOptions) Run(context.Context) error {
 		KubernetesVersions: oldest.String() + ".." + newest.String()}
 	switch o.Output {
 	case "json":
-		b, _ := json.MarshalIndent(info, "", "  ")
-		fmt.Fprintf(o.out, "%s\n", b)
+		return report.WriteJSON(o.out, info)
 	case "yaml":
 		b, _ := yaml.Marshal(info)
 		fmt.Fprint(o.out, string(b))

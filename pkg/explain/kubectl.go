@@ -1,14 +1,15 @@
 package explain
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 
 	openapiv2 "github.com/google/gnostic-models/openapiv2"
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubectlexplain "k8s.io/kubectl/pkg/explain"
 	explainv2 "k8s.io/kubectl/pkg/explain/v2"
@@ -32,9 +33,14 @@ type Target struct {
 
 // Resolve finds the target of explain's argument TYPE[.FIELD...] as
 // kubectl explain finds it: the resource part with kubectl's rules
-// against mapper, at apiVersion's group and version when it is given;
-// crdOf then reads the CRD of the resource (plural.version.group).
-func Resolve(arg, apiVersion string, mapper meta.RESTMapper, crdOf func(resource string) (*apiextensionsv1.CustomResourceDefinition, error)) (Target, error) {
+// against the catalog's names, at apiVersion's group and version when it
+// is given; the catalog then reads its CRD (and warns of a deprecated
+// version).
+func Resolve(ctx context.Context, cat *catalog.Catalog, arg, apiVersion string) (Target, error) {
+	mapper, err := cat.RESTMapper()
+	if err != nil {
+		return Target{}, err
+	}
 	split := kubectlexplain.SplitAndParseResourceRequestWithMatchingPrefix
 	if apiVersion != "" {
 		split = kubectlexplain.SplitAndParseResourceRequest
@@ -50,11 +56,11 @@ func Resolve(arg, apiVersion string, mapper meta.RESTMapper, crdOf func(resource
 		}
 		gvr.Group, gvr.Version = gv.Group, gv.Version
 	}
-	crd, err := crdOf(gvr.Resource + "." + gvr.Version + "." + gvr.Group)
+	r, err := cat.One(ctx, gvr.Resource+"."+gvr.Version+"."+gvr.Group)
 	if err != nil {
 		return Target{}, err
 	}
-	return Target{CRD: crd, GVR: gvr, Fields: fields}, nil
+	return Target{CRD: r.CRD.CustomResourceDefinition, GVR: gvr, Fields: fields}, nil
 }
 
 // PrintKubectl writes what kubectl explain prints for the target, in one

@@ -1,6 +1,10 @@
 package factory
 
 import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -36,4 +40,27 @@ func setLike(to, given *pflag.Flag) {
 		}
 	}
 	_ = to.Value.Set(given.Value.String())
+}
+
+// RegisterFlagCompletions completes the shared flags on root: --crds
+// with YAML and JSON files (and directories), --context with the
+// kubeconfig's contexts.
+func (f *Factory) RegisterFlagCompletions(root *cobra.Command) {
+	_ = root.RegisterFlagCompletionFunc("crds", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt
+	})
+	_ = root.RegisterFlagCompletionFunc("context", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		raw, err := f.ConfigFlags.ToRawKubeConfigLoader().RawConfig()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for name := range raw.Contexts {
+			if strings.HasPrefix(name, toComplete) {
+				out = append(out, name)
+			}
+		}
+		slices.Sort(out)
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
 }

@@ -4,14 +4,12 @@ import (
 	"io"
 	"strings"
 
-	kubectlget "k8s.io/kubectl/pkg/cmd/get"
-
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
+	kubectlget "k8s.io/kubectl/pkg/cmd/get"
 )
 
 // Print writes rows with one of kubectl's printers, made for format: a

@@ -33,3 +33,13 @@ func Render(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, 
 	data, err = YAML(s.Object, root, comments, refused)
 	return data, refused, err
 }
+
+// YAMLOf makes the YAML samples of CRD versions for a reference page (the
+// docs' Sampler): required fields, or every field with full, and the
+// server's refusal in a comment where it has one.
+func YAMLOf(ctx context.Context) func(crd *apiextensionsv1.CustomResourceDefinition, version string, full bool) (string, error) {
+	return func(crd *apiextensionsv1.CustomResourceDefinition, version string, full bool) (string, error) {
+		data, _, err := Render(ctx, crd, version, Options{Full: full}, "yaml", false)
+		return string(data), err
+	}
+}

@@ -7,11 +7,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	"github.com/kubectl-crd/kubectl-crd/pkg/report"
 	k8sversion "k8s.io/apimachinery/pkg/util/version"
-
-	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
-
 	"sigs.k8s.io/yaml"
 )
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/go-logr/logr"
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
@@ -23,8 +24,6 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage/names"
 	"k8s.io/klog/v2"
-
-	"github.com/go-logr/logr"
 )
 
 // Validator checks objects of one CRD version as the server checks them on
