@@ -349,13 +349,7 @@ func rangeOf(lines []string, line, column int, field, typ string) protocol.Range
 }
 
 // lastStepIs tells whether a field path ("spec.ports[0].name",
-// "metadata.labels[app]") ends with key.
+// "metadata.labels[app]", "spec.limits.example.com/gpu") ends with key.
 func lastStepIs(field, key string) bool {
-	field = strings.TrimSuffix(field, "]")
-	for _, sep := range []string{"[", "."} {
-		if i := strings.LastIndex(field, sep); i >= 0 && strings.HasSuffix(field, sep+key) {
-			return true
-		}
-	}
-	return field == key
+	return field == key || strings.HasSuffix(field, "."+key) || strings.HasSuffix(field, "["+key+"]")
 }
