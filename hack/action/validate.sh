@@ -4,7 +4,7 @@
 # is validate's with -o github: 0 valid, 1 invalid, 2 input that cannot be
 # read or checked.
 set -uo pipefail
-args=(--offline -R)
+args=(--offline --strict-kinds -R)
 for path in $CRDS; do args+=(--crds "$path"); done
 for path in $FILES; do args+=(-f "$path"); done
 status=0

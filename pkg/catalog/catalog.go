@@ -16,6 +16,7 @@ package catalog
 
 import (
 	"context"
+	"slices"
 	"errors"
 	"fmt"
 
@@ -168,6 +169,31 @@ func (c *Catalog) ForKind(ctx context.Context, gk schema.GroupKind) (*CRD, error
 		return nil, nil
 	}
 	return crd, err
+}
+
+// KindsInGroup are the kinds CRDs define in a group (the input's and the
+// source's), sorted; none when no CRD here is of that group. Over a
+// cluster it lists the CRDs; over files it reads their outlines.
+func (c *Catalog) KindsInGroup(ctx context.Context, group string) ([]string, error) {
+	var kinds []string
+	for gk := range c.input {
+		if gk.Group == group {
+			kinds = append(kinds, gk.Kind)
+		}
+	}
+	if group != "" && c.source != nil {
+		crds, err := c.source.Outlines(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, crd := range crds {
+			if crd.Spec.Group == group {
+				kinds = append(kinds, crd.Spec.Names.Kind)
+			}
+		}
+	}
+	slices.Sort(kinds)
+	return slices.Compact(kinds), nil
 }
 
 // Serves tells whether the source serves a kind at a version, built in or

@@ -112,3 +112,9 @@ type UnreadableError struct{ Type string }
 func (e *UnreadableError) Error() string {
 	return fmt.Sprintf("cannot read the CustomResourceDefinition of %q", e.Type)
 }
+
+// NotServed says that a CRD does not serve the version an object is at,
+// naming where the CRD was read.
+func NotServed(crd *CRD, version string) string {
+	return fmt.Sprintf("version %q of %s (%s) is not served", version, crd.Name, crd.Origin)
+}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -20,6 +21,12 @@ func (e *UnknownTypeError) Error() string {
 		return e.Msg
 	}
 	return e.Msg + "\nDid you mean " + strings.Join(e.Suggestions, " or ") + "?"
+}
+
+// UnknownType is kubectl's error for a TYPE no resource matches, with the
+// close names.
+func (c *Catalog) UnknownType(resource string) error {
+	return &UnknownTypeError{Msg: fmt.Sprintf("the server doesn't have a resource type %q", resource), Suggestions: c.suggest(resource)}
 }
 
 // maxSuggestions bounds the close matches listed.
@@ -104,4 +111,29 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Closest are the names among candidates within a small edit distance of
+// want (case aside), closest first, at most a few.
+func Closest(want string, candidates []string) []string {
+	best := map[string]int{}
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(want), strings.ToLower(c)); d <= maxDistance(want) {
+			best[c] = d
+		}
+	}
+	out := make([]string, 0, len(best))
+	for c := range best {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if best[out[i]] != best[out[j]] {
+			return best[out[i]] < best[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	if len(out) > maxSuggestions {
+		out = out[:maxSuggestions]
+	}
+	return out
 }

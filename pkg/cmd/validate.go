@@ -28,6 +28,7 @@ type ValidateOptions struct {
 	SkipKinds   []string
 	Old         []string
 	Offline     bool
+	AllowSkip   bool
 
 	args        []string
 	stdin       io.Reader
@@ -73,6 +74,7 @@ be read or checked.`,
 	c.Flags().BoolVar(&o.StrictKinds, "strict-kinds", false, "Report objects of kinds that cannot be checked (no CRD defines them) as invalid instead of skipping them.")
 	c.Flags().StringSliceVar(&o.SkipKinds, "skip-kinds", nil, "Kinds to skip unchecked, comma-separated: KIND, KIND.GROUP or GROUP/VERSION/KIND (v1/KIND for the core group).")
 	c.Flags().BoolVar(&o.Offline, "offline", false, "Never contact a cluster: CRDs come from --crds and the input only.")
+	c.Flags().BoolVar(&o.AllowSkip, "allow-skip-all", false, "Exit 0 when every object was skipped (by default that is an error: nothing was checked).")
 	c.Flags().StringArrayVar(&o.Old, "old", nil, "Files of the objects as they are now: an object found there is checked as an update of it.")
 	return c
 }
@@ -135,6 +137,9 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 		return &ExitError{Code: 2}
 	case s.Invalid > 0:
 		return findings
+	case s.Valid == 0 && !o.AllowSkip:
+		// A green run must mean something was checked.
+		return errors.New("nothing was checked: every object was skipped (no CRD defines its kind, or --skip-kinds names it); pass --crds or a cluster, or --allow-skip-all to accept that")
 	}
 	return nil
 }

@@ -1,15 +1,18 @@
 package explain
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	openapiv2 "github.com/google/gnostic-models/openapiv2"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/openapi"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubectlexplain "k8s.io/kubectl/pkg/explain"
 	explainv2 "k8s.io/kubectl/pkg/explain/v2"
@@ -46,6 +49,11 @@ func Resolve(ctx context.Context, cat *catalog.Catalog, arg, apiVersion string) 
 		split = kubectlexplain.SplitAndParseResourceRequest
 	}
 	gvr, fields, err := split(arg, mapper)
+	if meta.IsNoMatchError(err) {
+		// kubectl's words, and the close names get suggests too.
+		resource, _, _ := strings.Cut(arg, ".")
+		return Target{}, cat.UnknownType(resource)
+	}
 	if err != nil {
 		return Target{}, err
 	}
@@ -66,7 +74,47 @@ func Resolve(ctx context.Context, cat *catalog.Catalog, arg, apiVersion string) 
 // PrintKubectl writes what kubectl explain prints for the target, in one
 // of kubectl's formats, from the OpenAPI documents the server would
 // publish for the CRD (built on the client): the same code renders them.
+// A field that does not exist is kubectl's error with the closest fields
+// after it, and nothing printed before it.
 func PrintKubectl(w io.Writer, t Target, format string, recursive bool, maxDepth int) error {
+	var out bytes.Buffer
+	if err := printKubectl(&out, t, format, recursive, maxDepth); err != nil {
+		return withCloseFields(err, t)
+	}
+	_, err := w.Write(out.Bytes())
+	return err
+}
+
+// withCloseFields adds to kubectl's error for a field that does not exist
+// the fields of its parent with names close to it.
+func withCloseFields(err error, t Target) error {
+	root, serr := Schema(t.CRD, t.GVR.Version)
+	if serr != nil {
+		return err
+	}
+	for i := range t.Fields {
+		if _, ferr := Field(root, t.Fields[:i+1]); ferr == nil {
+			continue
+		}
+		parent, perr := Field(root, t.Fields[:i])
+		if perr != nil {
+			return err
+		}
+		var names []string
+		for _, c := range Children(parent) {
+			if c.Name != "" {
+				names = append(names, c.Name)
+			}
+		}
+		if close := catalog.Closest(t.Fields[i], names); len(close) > 0 {
+			return fmt.Errorf("%w\nDid you mean %s?", err, strings.Join(close, " or "))
+		}
+		return err
+	}
+	return err
+}
+
+func printKubectl(w io.Writer, t Target, format string, recursive bool, maxDepth int) error {
 	crds := []*apiextensionsv1.CustomResourceDefinition{t.CRD}
 	if format != PlaintextOpenAPIV2 {
 		return explainv2.PrintModelDescription(t.Fields, w, openapi.NewClient(crds), t.GVR, recursive, maxDepth, Plaintext)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -23,21 +24,24 @@ import (
 // those of the objects' kinds (kubectl's get -f asks for each object by
 // its resource): only those are decoded.
 func ServerFor(ctx context.Context, cat *catalog.Catalog, resolved []catalog.Resource, paths []string, recursive bool) (*Server, error) {
-	objs, err := readObjects(paths, recursive)
+	docs, err := manifest.ReadPaths(paths, recursive, nil)
 	if err != nil {
 		return nil, err
 	}
 	names := map[string]bool{}
-	var asked []*apiextensionsv1.CustomResourceDefinition
+	var crds []*catalog.CRD
 	for _, r := range resolved {
 		if r.CRD != nil && !names[r.CRD.Name] {
 			names[r.CRD.Name] = true
-			asked = append(asked, r.CRD.CustomResourceDefinition)
+			crds = append(crds, r.CRD)
 		}
 	}
 	kinds := map[schema.GroupKind]bool{}
-	for _, o := range objs {
-		kinds[o.GroupVersionKind().GroupKind()] = true
+	for i := range docs {
+		tm := docs[i].TypeMeta()
+		if gv, err := schema.ParseGroupVersion(tm.APIVersion); err == nil {
+			kinds[gv.WithKind(tm.Kind).GroupKind()] = true
+		}
 	}
 	ofObjects, err := cat.ListWhere(ctx, func(crd *apiextensionsv1.CustomResourceDefinition) bool {
 		return !names[crd.Name] && kinds[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}]
@@ -45,13 +49,20 @@ func ServerFor(ctx context.Context, cat *catalog.Catalog, resolved []catalog.Res
 	if err != nil {
 		return nil, err
 	}
-	return NewServer(append(asked, catalog.Definitions(ofObjects)...), objs)
-}
-
-func readObjects(paths []string, recursive bool) ([]*unstructured.Unstructured, error) {
-	docs, err := manifest.ReadPaths(paths, recursive, nil)
+	crds = append(crds, ofObjects...)
+	objs, err := objectsOf(docs, crds)
 	if err != nil {
 		return nil, err
+	}
+	return NewServer(catalog.Definitions(crds), objs)
+}
+
+// objectsOf decodes the objects of docs; one at a version its CRD does
+// not serve is an error at its place, as the server would refuse it.
+func objectsOf(docs []manifest.Document, crds []*catalog.CRD) ([]*unstructured.Unstructured, error) {
+	byKind := map[schema.GroupKind]*catalog.CRD{}
+	for _, crd := range crds {
+		byKind[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = crd
 	}
 	objs := make([]*unstructured.Unstructured, 0, len(docs))
 	for i := range docs {
@@ -60,7 +71,13 @@ func readObjects(paths []string, recursive bool) ([]*unstructured.Unstructured, 
 		if err != nil {
 			return nil, &manifest.Error{File: d.File, Line: d.Line, Column: d.Column, Msg: err.Error()}
 		}
-		objs = append(objs, &unstructured.Unstructured{Object: obj})
+		u := &unstructured.Unstructured{Object: obj}
+		gvk := u.GroupVersionKind()
+		if crd := byKind[gvk.GroupKind()]; crd != nil && !apihelpers.HasServedCRDVersion(crd.CustomResourceDefinition, gvk.Version) {
+			line, column := d.Position("apiVersion")
+			return nil, &manifest.Error{File: d.File, Line: line, Column: column, Msg: "apiVersion: " + catalog.NotServed(crd, gvk.Version)}
+		}
+		objs = append(objs, u)
 	}
 	return objs, nil
 }

@@ -155,6 +155,10 @@ type recording struct {
 	env *environment
 }
 
+func (r recording) KindsInGroup(ctx context.Context, group string) ([]string, error) {
+	return r.cat.KindsInGroup(ctx, group)
+}
+
 func (r recording) ForKind(ctx context.Context, gk schema.GroupKind) (*catalog.CRD, error) {
 	crd, err := r.cat.ForKind(ctx, gk)
 	if crd != nil {

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -100,4 +101,38 @@ func keyAt(text string, from int, needle string) (int, int) {
 		}
 	}
 	return 0, 0
+}
+
+// TestMisspeltKind: a kind no CRD defines, in a group CRDs here serve, is
+// invalid (the server has no match for it), with the closest kinds; in a
+// group nothing here knows, it is skipped with its reason.
+func TestMisspeltKind(t *testing.T) {
+	r := check(t, "typo.yaml", `apiVersion: stable.example.com/v1
+kind: CronTabb
+metadata: {name: a}
+---
+apiVersion: stable.example.com/v1
+kind: Widget
+metadata: {name: b}
+---
+apiVersion: other.example.com/v1
+kind: CronTabb
+metadata: {name: c}
+`, Options{})
+	got := []string{}
+	for _, res := range r.Results {
+		msg := res.Reason
+		if len(res.Errors) > 0 {
+			msg = fmt.Sprintf("%d:%d %s: %s", res.Errors[0].Line, res.Errors[0].Column, res.Errors[0].Field, res.Errors[0].Message)
+		}
+		got = append(got, res.Status+" "+msg)
+	}
+	want := []string{
+		`invalid 2:1 kind: no matches for kind "CronTabb" in version "stable.example.com/v1"; did you mean CronTab?`,
+		`invalid 6:1 kind: no matches for kind "Widget" in version "stable.example.com/v1" (the CustomResourceDefinitions of stable.example.com define CronTab)`,
+		`skipped no CustomResourceDefinition for CronTabb.other.example.com`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

@@ -98,12 +98,11 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 		return res
 	}
 	if found == nil {
-		return c.uncheckable(d, res, obj, fmt.Sprintf("no CustomResourceDefinition for %s", gvk.GroupKind()))
+		return c.noCRD(ctx, d, res, obj)
 	}
 	crd := found.CustomResourceDefinition
 	if !apihelpers.HasServedCRDVersion(crd, gvk.Version) {
-		res.add(d, Problem{Field: "apiVersion", Type: "FieldValueNotSupported",
-			Message: fmt.Sprintf("version %q of %s (%s) is not served", gvk.Version, crd.Name, found.Origin)})
+		res.add(d, Problem{Field: "apiVersion", Type: "FieldValueNotSupported", Message: catalog.NotServed(found.CRD, gvk.Version)})
 		res.Status = "invalid"
 		return res
 	}
@@ -138,6 +137,34 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 		out = v.create(ctx, obj.Object, opts.Namespace)
 	}
 	res.report(d, out, opts)
+	return res
+}
+
+// noCRD is the result for an object whose kind no CRD defines: invalid
+// when CRDs here define other kinds of its group (a misspelt kind: the
+// server has no match for it), with the closest; else uncheckable.
+func (c *checker) noCRD(ctx context.Context, d *manifest.Document, res ObjectResult, obj *unstructured.Unstructured) ObjectResult {
+	gvk := obj.GroupVersionKind()
+	kinds, err := c.groups.Get(gvk.Group, func() ([]string, error) {
+		c.lookups.Lock()
+		defer c.lookups.Unlock()
+		return c.kinds.KindsInGroup(ctx, gvk.Group)
+	})
+	if err != nil {
+		res.Status, res.Reason = "error", err.Error()
+		return res
+	}
+	if len(kinds) == 0 {
+		return c.uncheckable(d, res, obj, fmt.Sprintf("no CustomResourceDefinition for %s", gvk.GroupKind()))
+	}
+	msg := fmt.Sprintf("no matches for kind %q in version %q", gvk.Kind, gvk.GroupVersion())
+	if close := catalog.Closest(gvk.Kind, kinds); len(close) > 0 {
+		msg += "; did you mean " + strings.Join(close, " or ") + "?"
+	} else {
+		msg += fmt.Sprintf(" (the CustomResourceDefinitions of %s define %s)", gvk.Group, strings.Join(kinds, ", "))
+	}
+	res.add(d, Problem{Field: "kind", Type: "FieldValueNotSupported", Message: msg})
+	res.Status = "invalid"
 	return res
 }
 

@@ -17,6 +17,9 @@ import (
 // and no error when none does, an error when it cannot tell.
 type Kinds interface {
 	ForKind(ctx context.Context, gk schema.GroupKind) (*catalog.CRD, error)
+	// KindsInGroup are the kinds CRDs define in a group: a kind none of
+	// them is, in a group they serve, is a mistake, not a kind to skip.
+	KindsInGroup(ctx context.Context, group string) ([]string, error)
 }
 
 // Problem is one error or warning about one object.
@@ -128,6 +131,7 @@ type Cache struct {
 	builtins   memo.Map[schema.GroupVersionKind, builtinKind]
 	published  memo.Map[schema.GroupVersionKind, *published]
 	validators memo.Map[string, *Validator] // by CRD name and version
+	groups     memo.Map[string, []string]   // the kinds CRDs define in a group
 }
 
 // NewCache makes an empty Cache.
@@ -141,6 +145,7 @@ func (c *Cache) Forget(gk schema.GroupKind) {
 		c.validators.Forget(func(k string) bool { return strings.HasPrefix(k, prefix) })
 	}
 	c.crds.Forget(func(k schema.GroupKind) bool { return k == gk })
+	c.groups.Forget(func(g string) bool { return g == gk.Group })
 }
 
 // ForgetFailed drops the answers that were errors (a cluster that could
@@ -150,4 +155,5 @@ func (c *Cache) ForgetFailed() {
 	c.builtins.ForgetFailed()
 	c.published.ForgetFailed()
 	c.validators.ForgetFailed()
+	c.groups.ForgetFailed()
 }

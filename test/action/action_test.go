@@ -117,6 +117,17 @@ func TestAction(t *testing.T) {
 		t.Errorf("the SARIF report (%v): version %q, %d runs, want one run with the %d findings annotated\n%s", err, report.Version, len(report.Runs), annotations, data)
 	}
 
+	// A kind no CRD defines fails the job: the action checks with
+	// --strict-kinds, so that a green run means the objects were checked.
+	gadget := filepath.Join(t.TempDir(), "gadget.yaml")
+	if err := os.WriteFile(gadget, []byte("apiVersion: example.org/v1\nkind: Gadget\nmetadata: {name: g}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code = run(map[string]string{"files": gadget + " " + filepath.Join(examples, "objects", "valid"), "crds": filepath.Join(examples, "crds")})
+	if code != 1 || !strings.Contains(out, "::error file="+gadget+",line=") {
+		t.Errorf("an object of a kind no CRD defines: exit %d\n%s", code, out)
+	}
+
 	// No files: validate's own error, exit 2.
 	if _, code = run(map[string]string{"files": filepath.Join(t.TempDir(), "missing.yaml")}); code != 2 {
 		t.Errorf("a file that is not there: exit %d, want 2", code)

@@ -40,6 +40,16 @@ func TestExplainMatchesKubectl(t *testing.T) {
 				}
 				got.Stderr = strings.TrimPrefix(got.Stderr, warning)
 			}
+			if want.Code != 0 {
+				// kubectl's words after "error: " (which kubectl leaves
+				// out for an unknown type), the close names after them
+				// (none for these), and no header printed before them.
+				msg := strings.TrimPrefix(strings.TrimSpace(want.Stderr), "error: ")
+				if got.Code != 2 || got.Stdout != "" || got.Stderr != "error: "+msg+"\n" {
+					t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing, %q", got.Code, got.Stdout, got.Stderr, "error: "+msg+"\n")
+				}
+				return
+			}
 			harness.Compare(t, got, want)
 			if got.Code == 0 && !strings.Contains(got.Stdout, "KIND:") {
 				t.Errorf("no KIND line:\n%s", got.Stdout)
@@ -72,6 +82,15 @@ func TestExplainDetailedAndMarkdown(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A misspelt type or field: the closest names after kubectl's words.
+	for args, want := range map[string]string{
+		"crontab.spec.replica": "error: field \"replica\" does not exist\nDid you mean replicas?\n",
+		"crontabz":             "error: the server doesn't have a resource type \"crontabz\"\nDid you mean crontabs.stable.example.com?\n",
+	} {
+		if r := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, "explain", args, "--crds", crdDirs[1]); r.Code != 2 || r.Stdout != "" || r.Stderr != want {
+			t.Errorf("explain %s: exit %d, %q%q; want 2 and %q", args, r.Code, r.Stdout, r.Stderr, want)
+		}
 	}
 	r := bin.Run(t, "kubectl-crd", nil, "explain", "crontabs", "-o", "yaml")
 	if r.Code != 2 || !strings.Contains(r.Stderr, "use plaintext, plaintext-openapiv2, detailed or markdown") {

@@ -116,9 +116,18 @@ func TestValidateCommand(t *testing.T) {
 	}
 	gadget := filepath.Join(t.TempDir(), "gadget.yaml")
 	writeFile(t, gadget, "apiVersion: example.org/v1\nkind: Gadget\nmetadata: {name: g}\n")
+	// Nothing checked is not a green run, unless asked for.
 	skipped := bin.Run(t, "kubectl-crd", offline, "validate", "-f", gadget, "--crds", crdDirs[1])
-	if skipped.Code != 0 || !strings.Contains(skipped.Stdout, "Gadget/g: skipped: no CustomResourceDefinition for Gadget.example.org") {
-		t.Errorf("an object of a kind without CRD: exit %d\n%s", skipped.Code, skipped.Stdout)
+	if skipped.Code != 2 || !strings.Contains(skipped.Stdout, "Gadget/g: skipped: no CustomResourceDefinition for Gadget.example.org") ||
+		!strings.HasPrefix(skipped.Stderr, "error: nothing was checked: every object was skipped") {
+		t.Errorf("an object of a kind without CRD: exit %d\n%s%s", skipped.Code, skipped.Stdout, skipped.Stderr)
+	}
+	if allowed := bin.Run(t, "kubectl-crd", offline, "validate", "-f", gadget, "--crds", crdDirs[1], "--allow-skip-all"); allowed.Code != 0 || allowed.Stderr != "" {
+		t.Errorf("--allow-skip-all: exit %d\n%s", allowed.Code, allowed.Stderr)
+	}
+	withValid := bin.Run(t, "kubectl-crd", offline, "validate", "-f", gadget, "-f", filepath.Join(repoRoot, "examples/objects/valid"), "--crds", crdDirs[1])
+	if withValid.Code != 0 {
+		t.Errorf("a skipped object beside checked ones: exit %d\n%s", withValid.Code, withValid.Stderr)
 	}
 
 	// A kustomization: the objects it builds, in the namespace it sets.
