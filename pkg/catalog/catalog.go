@@ -16,9 +16,9 @@ package catalog
 
 import (
 	"context"
-	"slices"
 	"errors"
 	"fmt"
+	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"

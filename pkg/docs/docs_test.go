@@ -99,7 +99,7 @@ func TestEveryFieldConstraintAndRuleIsOnThePages(t *testing.T) {
 					for _, n := range explain.Walk(root, nil, true) {
 						fields++
 						anchor := v.Name + "." + strings.Join(n.Path, ".")
-						node := page[anchor]
+						node := resolve(page, anchor)
 						if node == nil {
 							t.Errorf("%s: no element with id %q", crd.Name, anchor)
 							continue
@@ -139,6 +139,97 @@ func TestEveryFieldConstraintAndRuleIsOnThePages(t *testing.T) {
 			}
 			t.Logf("%d fields, %d checks", fields, checks)
 		})
+	}
+}
+
+// resolve finds a field's element: its own, or where the fields of an
+// ancestor are written once (the ancestor's "same fields as" link).
+func resolve(page map[string]*html.Node, anchor string) *html.Node {
+	for range 50 {
+		if n := page[anchor]; n != nil {
+			return n
+		}
+		moved := false
+		for p := anchor; strings.Contains(p, "."); {
+			p = p[:strings.LastIndex(p, ".")]
+			if target := sameLink(page[p]); target != "" {
+				anchor, moved = target+anchor[len(p):], true
+				break
+			}
+		}
+		if !moved {
+			return nil
+		}
+	}
+	return nil
+}
+
+// sameLink is the anchor a field's "same fields as" link points to ("":
+// none).
+func sameLink(n *html.Node) string {
+	if n == nil {
+		return ""
+	}
+	var found string
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && found == ""; c = c.NextSibling {
+			if c.Type == html.ElementNode && c.Data == "li" {
+				continue // another field's
+			}
+			if c.Type == html.ElementNode && c.Data == "p" && hasClass(c, "same") {
+				for a := c.FirstChild; a != nil; a = a.NextSibling {
+					for _, at := range a.Attr {
+						if a.Data == "a" && at.Key == "href" {
+							found = strings.TrimPrefix(at.Val, "#")
+						}
+					}
+				}
+				return
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	return found
+}
+
+// TestRepeatedSubtreesWrittenOnce: a schema repeated under a CRD (Argo
+// CD's ApplicationSet repeats its template under every generator) is
+// written once and linked; the page stays under 1 MB.
+func TestRepeatedSubtreesWrittenOnce(t *testing.T) {
+	corpus := os.Getenv("KUBECTL_CRD_CORPUS")
+	if corpus == "" {
+		corpus = filepath.Join("..", "..", "..", "shared", "corpus")
+	}
+	crds := crdsUnder(t, filepath.Join(corpus, "argo-cd", "crds"))
+	if len(crds) == 0 {
+		t.Skip("the corpus is not here (KUBECTL_CRD_CORPUS)")
+	}
+	site, err := Build(crds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := WriteHTML(site, dir, "Test"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, "applicationsets.argoproj.io.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() > 1<<20 {
+		t.Errorf("the ApplicationSet page is %d bytes, over 1 MB", st.Size())
+	}
+	page := readPage(t, filepath.Join(dir, "applicationsets.argoproj.io.html"))
+	links := 0
+	for _, n := range page {
+		if sameLink(n) != "" {
+			links++
+		}
+	}
+	if links == 0 {
+		t.Error("no subtree is linked rather than written again")
 	}
 }
 
@@ -215,3 +306,26 @@ func hasClass(n *html.Node, class string) bool {
 
 // oneLine folds white space, as a browser shows text.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// TestIndexCounts: the index counts in the number it has ("1 API group").
+func TestIndexCounts(t *testing.T) {
+	for _, tt := range []struct {
+		root, want string
+	}{
+		{filepath.Join("..", "..", "examples", "crds", "crontab.yaml"), "1 CustomResourceDefinition in 1 API group."},
+		{filepath.Join("..", "..", "test", "testdata", "crds"), " CustomResourceDefinitions in "},
+	} {
+		site, err := Build(crdsUnder(t, tt.root), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if _, err := WriteHTML(site, dir, "Test"); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "index.html"))
+		if err != nil || !strings.Contains(string(data), tt.want) {
+			t.Errorf("%s: the index does not say %q (%v)", tt.root, tt.want, err)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/lifecycle"
+	"github.com/kubectl-crd/kubectl-crd/pkg/report"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
@@ -26,6 +27,7 @@ func WriteHTML(site *Site, dir, title string) ([]string, error) {
 	tmpl, err := template.New("docs").Funcs(template.FuncMap{
 		"conversion":  conversion,
 		"deprecation": deprecation,
+		"count":       report.Plural,
 	}).ParseFS(assets, "assets/*.tmpl")
 	if err != nil {
 		return nil, err

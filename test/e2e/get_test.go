@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -124,5 +125,29 @@ func TestGetFallsBackToServerTablesWhenCRDsAreForbidden(t *testing.T) {
 	r := bin.Run(t, "kubectl-crd", nil, "get", "samples", "-v=2")
 	if r.Code != 0 || !strings.Contains(r.Stderr, "Cannot read the CustomResourceDefinition") {
 		t.Errorf("exit %d; -v=2 does not say the CRD could not be read:\n%s", r.Code, r.Stderr)
+	}
+}
+
+// TestGetFileMatchesKubectl: get -f with selectors, --sort-by and an
+// object that has only generateName answers as kubectl get -f does with
+// the same file against the cluster, online and offline (ages aside).
+func TestGetFileMatchesKubectl(t *testing.T) {
+	samples, err := readFile(filepath.Join(objectDir, "samples.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "samples.yaml")
+	generated := "\n---\napiVersion: printing.example.com/v1\nkind: Sample\nmetadata: {generateName: gen-, namespace: default}\nspec: {color: red, count: 1}\n"
+	writeFile(t, file, string(samples)+generated)
+	for _, extra := range [][]string{nil, {"-l", "tier=front"}, {"-l", "tier=nosuch"}, {"--field-selector", "spec.color=blue"}, {"--sort-by", ".spec.count"}, {"-o", "name"}} {
+		t.Run(strings.Join(extra, " "), func(t *testing.T) {
+			args := append([]string{"get", "-f", file}, extra...)
+			want := bin.Run(t, "kubectl", nil, args...)
+			got := bin.Run(t, "kubectl-crd", nil, args...)
+			harness.Compare(t, got, want)
+			offline := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, append(args, "--crds", crdDirs[0], "--crds", crdDirs[1])...)
+			harness.Compare(t, harness.WithoutAges(offline), harness.WithoutAges(got))
+			t.Logf("kubectl get -f %s:\n%s%s", strings.Join(extra, " "), want.Stdout, want.Stderr)
+		})
 	}
 }
