@@ -91,7 +91,7 @@ func writeText(w io.Writer, reports []Report) error {
 		b.WriteString(s.counts())
 		for _, v := range sortedVersions(s.Objects) {
 			o := s.Objects[v]
-			fmt.Fprintf(&b, "; %s: %d objects, %d refused, %d losing fields", v, o.Checked, o.Refused, o.Pruned)
+			fmt.Fprintf(&b, "; %s: %s, %d refused, %d losing fields", v, report.Plural(o.Checked, "object", "objects"), o.Refused, o.Pruned)
 		}
 		b.WriteString("\n")
 	}

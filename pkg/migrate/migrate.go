@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"github.com/kubectl-crd/kubectl-crd/pkg/convert"
 	"github.com/kubectl-crd/kubectl-crd/pkg/pagedlist"
+	"github.com/kubectl-crd/kubectl-crd/pkg/report"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
@@ -102,7 +103,7 @@ func (e *ConversionError) Error() string {
 		return fmt.Sprintf("%s: %v", prefix, e.Err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d of %d objects fail (kubectl crd convert TYPE --check reads them at every version):", prefix, len(e.Stored.Failures), e.Stored.Objects)
+	fmt.Fprintf(&b, "%s: %d of %s fail (kubectl crd convert TYPE --check reads them at every version):", prefix, len(e.Stored.Failures), report.Plural(e.Stored.Objects, "object", "objects"))
 	for _, f := range e.Stored.Failures {
 		name := f.Name
 		if f.Namespace != "" {
@@ -239,7 +240,7 @@ func (m *Migrator) Migrate(ctx context.Context, name string, opts Options) (*Res
 	case opts.DryRun != "":
 		r.NotPruned = "dry run"
 	case len(r.Failed) > 0:
-		r.NotPruned = fmt.Sprintf("%d objects could not be rewritten", len(r.Failed))
+		r.NotPruned = report.Plural(len(r.Failed), "object", "objects") + " could not be rewritten"
 	default:
 		after, err := m.prune(ctx, crd)
 		if errors.Is(err, ErrCRDChanged) {

@@ -338,7 +338,7 @@ func TestMigrateRefused(t *testing.T) {
 		t.Errorf("storedVersions pruned to %v though an object failed", sv)
 	}
 	text := bin.Run(t, "kubectl-crd", nil, "migrate", "things.refused.example.com")
-	if !strings.Contains(text.Stdout, "failed ns-1/thing-0007: ") || !strings.Contains(text.Stdout, "left as it was: 1 objects could not be rewritten") {
+	if !strings.Contains(text.Stdout, "failed ns-1/thing-0007: ") || !strings.Contains(text.Stdout, "left as it was: 1 object could not be rewritten") {
 		t.Errorf("text:\n%s", text.Stdout)
 	}
 }
