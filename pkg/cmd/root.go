@@ -79,6 +79,7 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		NewCmdLSP(f),
 		NewCmdDocs(f),
 		NewCmdSample(f),
+		NewCmdTest(f),
 		NewCmdVersion(f),
 		NewCmdCompletion(f),
 	)

@@ -68,7 +68,7 @@ func oldFromFiles(paths []string, namespace string) (OldLookup, OldCRD, error) {
 			if err != nil {
 				return nil, nil, err
 			}
-			crds[crd.Name] = asEstablished(crd.CustomResourceDefinition)
+			crds[crd.Name] = Established(crd.CustomResourceDefinition)
 			continue
 		}
 		obj, err := d.TakeObject()
@@ -94,10 +94,10 @@ func oldFromFiles(paths []string, namespace string) (OldLookup, OldCRD, error) {
 	}, nil
 }
 
-// asEstablished gives a CRD without a cluster's status (written by hand,
+// Established gives a CRD without a cluster's status (written by hand,
 // or from a chart) the status the server gives it once it has created and
 // established it.
-func asEstablished(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
+func Established(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
 	if apihelpers.FindCRDCondition(crd, apiextensionsv1.Established) != nil {
 		return crd
 	}

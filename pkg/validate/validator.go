@@ -34,6 +34,9 @@ type Validator struct {
 	structural            *structuralschema.Structural
 	preserveUnknownFields bool
 	strategy              strategy
+	// status is the strategy of writes through the status subresource
+	// (nil without one).
+	status rest.RESTUpdateStrategy
 }
 
 // strategy is what the server's custom resource strategy is to creates
@@ -71,12 +74,23 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 		selectable = v.SelectableFields
 	}
 	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Spec.Names.Kind}
-	// No status schema validator: the server uses it only for writes to the
-	// status subresource, and what is checked here is a create or update of
-	// the resource itself.
+	// Writes to the status subresource are checked against the status
+	// schema alone, as the server builds that validator.
+	var statusValidator apiservervalidation.SchemaValidator
+	if status != nil && props != nil {
+		if st, ok := props.Properties["status"]; ok {
+			if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&st); err != nil {
+				return nil, err
+			}
+		}
+	}
 	strategy := customresource.NewStrategy(crdserverscheme.NewUnstructuredObjectTyper(), crd.Spec.Scope == apiextensionsv1.NamespaceScoped, gvk,
-		schemaValidator, nil, s, status, scale, selectable)
-	return &Validator{gvk: gvk, structural: s, preserveUnknownFields: crd.Spec.PreserveUnknownFields, strategy: strategy}, nil
+		schemaValidator, statusValidator, s, status, scale, selectable)
+	v := &Validator{gvk: gvk, structural: s, preserveUnknownFields: crd.Spec.PreserveUnknownFields, strategy: strategy}
+	if status != nil {
+		v.status = customresource.NewStatusStrategy(strategy)
+	}
+	return v, nil
 }
 
 // Result is what the server would say of one object on create.

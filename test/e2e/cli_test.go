@@ -165,3 +165,61 @@ func TestStalledServerHonoursRequestTimeout(t *testing.T) {
 }
 
 func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
+
+// TestExitCodes is the exit-code table of every verb (how-it-works.md):
+// 0 done and nothing found, 1 findings, 2 the job could not be done (a
+// usage error, cobra's flag errors too, an input that cannot be read).
+func TestExitCodes(t *testing.T) {
+	ex := func(p string) string { return filepath.Join(repoRoot, "examples", p) }
+	crds := ex("crds")
+	missing := filepath.Join(t.TempDir(), "nosuch.yaml")
+	out := t.TempDir()
+	cases := []struct {
+		code int
+		args []string
+	}{
+		{0, []string{"get", "-f", ex("objects/valid"), "--crds", crds}},
+		{2, []string{"get", "-f", missing, "--crds", crds}},
+		{2, []string{"get", "crontabs", "--crds", missing}},
+		{0, []string{"explain", "crontabs.spec", "--crds", crds}},
+		{2, []string{"explain", "crontabz", "--crds", crds}},
+		{0, []string{"validate", "-f", ex("objects/valid"), "--crds", crds}},
+		{1, []string{"validate", "-f", ex("objects/invalid"), "--crds", crds}},
+		{2, []string{"validate", "-f", missing, "--crds", crds}},
+		{2, []string{"validate", "-f", ex("objects/valid"), "--offline"}},
+		{0, []string{"openapi", "stable.example.com/v1", "--crds", crds}},
+		{2, []string{"openapi", "--openapi-version", "4", "--crds", crds}},
+		{0, []string{"diff", "-f", ex("graduation/widgets-v1.yaml"), "--old", ex("graduation/widgets-v1.yaml")}},
+		{1, []string{"diff", "-f", ex("graduation/widgets-v1-only.yaml"), "--old", ex("graduation/widgets-v1.yaml")}},
+		{2, []string{"diff", "-f", missing, "--old", crds}},
+		{0, []string{"list", "-f", crds}},
+		{2, []string{"list", "-f", missing}},
+		{2, []string{"migrate", "crontabs", "--crds", crds}},
+		{0, []string{"convert", "-f", ex("objects/valid"), "--crds", crds, "--output-version", "v1beta1"}},
+		{2, []string{"convert", "-f", missing, "--crds", crds}},
+		{0, []string{"sample", "crontabs", "--crds", crds}},
+		{2, []string{"sample", "crontabz", "--crds", crds}},
+		{0, []string{"docs", "--crds", crds, "--output-dir", out}},
+		{2, []string{"docs", "--crds", crds}},
+		{2, []string{"lsp", "an-argument"}},
+		{0, []string{"version"}},
+		{2, []string{"version", "-o", "xml"}},
+		{0, []string{"completion", "bash"}},
+		{2, []string{"completion", "tcsh"}},
+	}
+	verbs := map[string]bool{}
+	for _, c := range cases {
+		verbs[c.args[0]] = true
+		r := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, c.args...)
+		if r.Code != c.code {
+			t.Errorf("kubectl crd %s: exit %d, want %d\n%s", strings.Join(c.args, " "), r.Code, c.code, r.Stderr)
+		}
+		// Every verb's cobra flag errors are usage errors too.
+		if flag := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, c.args[0], "--no-such-flag"); flag.Code != 2 {
+			t.Errorf("kubectl crd %s --no-such-flag: exit %d, want 2", c.args[0], flag.Code)
+		}
+	}
+	if len(verbs) != 13 {
+		t.Errorf("%d verbs in the table, want all 13", len(verbs))
+	}
+}

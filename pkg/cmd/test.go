@@ -1,0 +1,111 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/crdtest"
+	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
+	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/version"
+)
+
+// TestOptions are the options of kubectl crd test.
+type TestOptions struct {
+	Output string
+	Match  string
+
+	paths  []string
+	stdin  io.Reader
+	out    io.Writer
+	kube   *version.Version
+	runner crdtest.Runner
+	runErr error
+}
+
+// NewCmdTest makes kubectl crd test.
+func NewCmdTest(f *factory.Factory) *cobra.Command {
+	o := &TestOptions{Output: "text"}
+	c := &cobra.Command{
+		Use:   "test PATH... [--crds PATH] [--run REGEXP] [-o text|json|junit]",
+		Short: "Run a CRD's test suites (onCreate, onUpdate cases) as the API server would answer them",
+		Long: `Run CRD test suites, in the format of openshift/api's tests (crdName, then
+onCreate and onUpdate cases with initial, updated, expected, expectedError,
+expectedStatusError and initialCRDPatches), without a control plane: each
+case is the API server's own create, update and status update of the
+object (defaults, pruning, schema, CEL rules with oldSelf, ratcheting,
+metadata, the status subresource), its error the one the server returns.
+PATH is a suite file, or a directory of them (every YAML document with
+tests:), or - for standard input. CRDs come from --crds or the cluster.
+
+Exit status: 0 when every case passes, 1 when one fails, 2 when a suite
+or a case cannot run (no such CRD, an initial object that is not YAML).`,
+		Example: `  kubectl crd test examples/tests --crds examples/crds
+  kubectl crd test tests/ --crds config/crd/bases -o junit > crd-tests.xml
+  kubectl crd test tests/ --crds crds/ --run 'CronTab/.*replicas'`,
+		RunE: run(f, o),
+	}
+	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(crdtest.Formats, ", ")+".")
+	c.Flags().StringVar(&o.Match, "run", "", "Run only the cases whose SUITE/CASE name matches this regular expression.")
+	_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(crdtest.Formats, cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+// Complete makes the catalog the suites' CRDs are found in; the verdicts
+// are those of the Kubernetes version answered as.
+func (o *TestOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
+	o.paths, o.stdin, o.out = args, f.Streams.In, f.Streams.Out
+	var err error
+	if o.kube, err = f.KubernetesVersion(false); err != nil {
+		return err
+	}
+	if o.runner.Catalog, err = f.Catalog(false); err != nil {
+		return err
+	}
+	if o.Match != "" {
+		o.runner.Match, o.runErr = regexp.Compile(o.Match)
+	}
+	return nil
+}
+
+// Validate checks the arguments and flags.
+func (o *TestOptions) Validate() error {
+	switch {
+	case len(o.paths) == 0:
+		return errors.New("no suites: name suite files or directories (- for stdin)")
+	case !slices.Contains(crdtest.Formats, o.Output):
+		return fmt.Errorf("--output must be one of %s, not %q", strings.Join(crdtest.Formats, ", "), o.Output)
+	case o.runErr != nil:
+		return fmt.Errorf("--run: %w", o.runErr)
+	}
+	return nil
+}
+
+// Run reads the suites, runs them and prints the verdicts.
+func (o *TestOptions) Run(ctx context.Context) error {
+	suites, err := crdtest.Read(o.paths, o.stdin)
+	if err != nil {
+		return err
+	}
+	if len(suites) == 0 {
+		return fmt.Errorf("no test suites (YAML documents with tests:) in %s", strings.Join(o.paths, ", "))
+	}
+	results := o.runner.Run(ctx, suites)
+	rep := crdtest.Report{KubernetesVersion: kubeversion.OrNewest(o.kube).String(), Cases: results, Summary: crdtest.Summarize(results, suites)}
+	if err := crdtest.Write(o.out, o.Output, rep, suites); err != nil {
+		return err
+	}
+	switch {
+	case rep.Summary.Errors > 0:
+		return &ExitError{Code: 2}
+	case rep.Summary.Failed > 0:
+		return findings
+	}
+	return nil
+}

@@ -1,0 +1,233 @@
+package crdtest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// create runs an onCreate case: the object is created as the server
+// creates it, then its error, or the object stored, is compared with the
+// case's expectation.
+func (r *Runner) create(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, file string, c CreateCase) Result {
+	obj, err := object(c.Initial, crd, c.ResourceName, c.UseGenerateName)
+	if err != nil {
+		return errored(positioned(file, c.Line, "initial", err))
+	}
+	v, err := r.validator(crd, versionOf(obj))
+	if err != nil {
+		return verdict(err, c.ExpectedError, "creating the object")
+	}
+	res := v.Create(ctx, obj.Object, "default")
+	if res.Err != nil || c.ExpectedError != "" {
+		return verdict(res.Err, c.ExpectedError, "creating the object")
+	}
+	return matches(file, c.Line, res.Object, c.Expected)
+}
+
+// update runs an onUpdate case: the object is created (under the patched
+// CRD, with initialCRDPatches) with its status written, then updated to
+// the updated object, and its status written, under the CRD as it is.
+func (r *Runner) update(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, file string, c UpdateCase) Result {
+	initial, err := object(c.Initial, crd, c.ResourceName, c.UseGenerateName)
+	if err != nil {
+		return errored(positioned(file, c.Line, "initial", err))
+	}
+	updated, err := object(c.Updated, crd, c.ResourceName, c.UseGenerateName)
+	if err != nil {
+		return errored(positioned(file, c.Line, "updated", err))
+	}
+	before := func(version string) (*validate.Validator, error) { return r.validator(crd, version) }
+	if len(c.InitialCRDPatches) > 0 {
+		patched, err := patchedCRD(ctx, crd, c.InitialCRDPatches)
+		if err != nil {
+			var pe *patchError
+			if errors.As(err, &pe) {
+				return errored(positioned(file, c.Line, "initialCRDPatches", err))
+			}
+			return Result{Status: Failed, Message: "updating the CustomResourceDefinition with initialCRDPatches: " + err.Error()}
+		}
+		before = func(version string) (*validate.Validator, error) { return newValidator(patched, version) }
+	}
+
+	// The initial object and its status, as the format's runner writes
+	// them: both must be accepted.
+	v, err := before(versionOf(initial))
+	if err != nil {
+		return failed("creating the initial object: %v", err)
+	}
+	status, hasStatus := initial.Object["status"]
+	res := v.Create(ctx, initial.Object, "default")
+	if res.Err != nil {
+		return failed("creating the initial object: %v", res.Err)
+	}
+	stored := stamp(res.Object, 1)
+	if hasStatus && status != nil && v.HasStatus() {
+		withStatus := copyWith(stored, status)
+		if res = v.UpdateStatus(ctx, withStatus, stored); res.Err != nil {
+			return failed("writing the initial object's status: %v", res.Err)
+		}
+		stored = stamp(res.Object, 2)
+	}
+
+	// The update, then its status, under the CRD as it is.
+	if v, err = r.validator(crd, versionOf(updated)); err != nil {
+		return verdict(err, c.ExpectedError, "updating the object")
+	}
+	meta := unstructured.Unstructured{Object: stored}
+	updated.SetName(meta.GetName())
+	updated.SetNamespace(meta.GetNamespace())
+	updated.SetResourceVersion(meta.GetResourceVersion())
+	status, hasStatus = updated.Object["status"]
+	res = v.Update(ctx, updated.Object, stored)
+	if res.Err != nil || c.ExpectedError != "" {
+		return verdict(res.Err, c.ExpectedError, "updating the object")
+	}
+	stored = stamp(res.Object, 3)
+	if hasStatus && status != nil && v.HasStatus() {
+		res = v.UpdateStatus(ctx, copyWith(stored, status), stored)
+		if res.Err != nil || c.ExpectedStatusError != "" {
+			return verdict(res.Err, c.ExpectedStatusError, "updating the object's status")
+		}
+		stored = stamp(res.Object, 4)
+	} else if c.ExpectedStatusError != "" {
+		return failed("expected an error containing %q updating the status, but the updated object has no status to write", c.ExpectedStatusError)
+	}
+	return matches(file, c.Line, stored, c.Expected)
+}
+
+// object reads a case's object, named and placed as the format's runner
+// creates it: resourceName (as a name, or with useGenerateName as a
+// generateName), else its own name, else generateName "test-"; in the
+// namespace "default" unless it names one (none for a cluster-scoped
+// kind).
+func object(text string, crd *apiextensionsv1.CustomResourceDefinition, resourceName string, useGenerateName bool) (*unstructured.Unstructured, error) {
+	m, err := decodeYAML(text)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errors.New("not an object: empty")
+	}
+	u := &unstructured.Unstructured{Object: m}
+	switch {
+	case resourceName != "" && useGenerateName:
+		u.SetName("")
+		u.SetGenerateName(resourceName)
+	case resourceName != "":
+		u.SetName(resourceName)
+	case u.GetName() == "":
+		u.SetGenerateName("test-")
+	}
+	switch {
+	case crd.Spec.Scope == apiextensionsv1.ClusterScoped:
+		u.SetNamespace("")
+	case u.GetNamespace() == "":
+		u.SetNamespace("default")
+	}
+	return u, nil
+}
+
+// versionOf is the version of an object's apiVersion.
+func versionOf(u *unstructured.Unstructured) string { return u.GroupVersionKind().Version }
+
+// stamp gives a stored object the resource version storage would.
+func stamp(obj map[string]any, rv int) map[string]any {
+	u := unstructured.Unstructured{Object: obj}
+	u.SetResourceVersion(fmt.Sprint(rv))
+	return obj
+}
+
+// copyWith is obj with status in place of its own.
+func copyWith(obj map[string]any, status any) map[string]any {
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	out["status"] = status
+	return out
+}
+
+// verdict compares the server's error (nil: none) with the substring a
+// case expects ("": none).
+func verdict(err error, expected, doing string) Result {
+	switch {
+	case err == nil && expected != "":
+		return failed("expected an error containing %q %s, got none", expected, doing)
+	case err != nil && expected == "":
+		return failed("%s: %v", doing, err)
+	case err != nil && !strings.Contains(err.Error(), expected):
+		return failed("expected an error containing %q %s, got: %v", expected, doing, err)
+	}
+	return Result{Status: Passed}
+}
+
+func failed(format string, args ...any) Result {
+	return Result{Status: Failed, Message: fmt.Sprintf(format, args...)}
+}
+
+func errored(err error) Result { return Result{Status: Errored, Message: err.Error()} }
+
+// patchError is a patch that does not apply: the case's input is wrong.
+type patchError struct{ err error }
+
+func (e *patchError) Error() string { return e.err.Error() }
+
+// patchedCRD applies the RFC 6902 operations to crd, and checks the
+// result as the server checks an update of crd to it (the format's
+// runner updates the CRD in the cluster).
+func patchedCRD(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, patches []Patch) (*apiextensionsv1.CustomResourceDefinition, error) {
+	doc, err := installable(crd)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := json.Marshal(patches)
+	if err != nil {
+		return nil, &patchError{err}
+	}
+	patch, err := jsonpatch.DecodePatch(ops)
+	if err != nil {
+		return nil, &patchError{err}
+	}
+	patchedDoc, err := patch.Apply(doc)
+	if err != nil {
+		return nil, &patchError{fmt.Errorf("does not apply to %s: %w", crd.Name, err)}
+	}
+	if err := validate.CRD(ctx, patchedDoc, validate.Established(crd)).Err; err != nil {
+		return nil, err
+	}
+	docs, err := manifest.Read(crd.Name+" (patched)", patchedDoc)
+	if err != nil {
+		return nil, err
+	}
+	patched, err := catalog.DecodeCRD(&docs[0])
+	if err != nil {
+		return nil, err
+	}
+	return patched.CustomResourceDefinition, nil
+}
+
+// decodeYAML reads a case's YAML object as the server reads a request's
+// JSON: integers stay integers.
+func decodeYAML(text string) (map[string]any, error) {
+	data, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		return nil, fmt.Errorf("not YAML: %w", err)
+	}
+	var m map[string]any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &m); err != nil {
+		return nil, fmt.Errorf("not an object: %w", err)
+	}
+	return m, nil
+}

@@ -1,0 +1,137 @@
+package crdtest
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
+	"github.com/kubectl-crd/kubectl-crd/pkg/report"
+)
+
+// Formats are test's output formats.
+var Formats = []string{"text", "json", "junit"}
+
+// Summary counts the verdicts.
+type Summary struct {
+	Passed int `json:"passed"`
+	Failed int `json:"failed"`
+	Errors int `json:"errors"`
+	Suites int `json:"suites"`
+}
+
+// Summarize counts results over suites.
+func Summarize(results []Result, suites []*Suite) Summary {
+	s := Summary{Suites: len(suites)}
+	for _, r := range results {
+		switch r.Status {
+		case Passed:
+			s.Passed++
+		case Failed:
+			s.Failed++
+		default:
+			s.Errors++
+		}
+	}
+	return s
+}
+
+// Report is the JSON output: every case and the counts.
+type Report struct {
+	KubernetesVersion string   `json:"kubernetesVersion"`
+	Cases             []Result `json:"cases"`
+	Summary           Summary  `json:"summary"`
+}
+
+// Write writes results in format: text (a line per case that did not
+// pass, a unified diff where the stored object differs, and the counts),
+// json or junit (a test suite per suite file).
+func Write(w io.Writer, format string, rep Report, suites []*Suite) error {
+	switch format {
+	case "json":
+		if rep.Cases == nil {
+			rep.Cases = []Result{}
+		}
+		return report.WriteJSON(w, rep)
+	case "junit":
+		return writeJUnit(w, rep.Cases)
+	}
+	var b strings.Builder
+	if gated := featureGated(suites); len(gated) > 0 {
+		fmt.Fprintf(&b, "note: the featureGates of %s are not set here: the CRD files given (--crds) are the ones tested\n", strings.Join(gated, ", "))
+	}
+	for _, r := range rep.Cases {
+		if r.Status == Passed {
+			continue
+		}
+		what := r.Suite
+		if r.Kind != "" {
+			what += " / " + r.Kind + " / " + r.Name
+		}
+		word := "FAIL"
+		if r.Status == Errored {
+			word = "ERROR"
+		}
+		fmt.Fprintf(&b, "%s:%d: %s %s: %s\n", r.File, r.Line, word, what, r.Message)
+		if r.Diff != "" {
+			for line := range strings.Lines(r.Diff) {
+				b.WriteString("    " + line)
+			}
+		}
+	}
+	s := rep.Summary
+	total := s.Passed + s.Failed + s.Errors
+	var notes []string
+	if s.Failed > 0 {
+		notes = append(notes, fmt.Sprintf("%d failed", s.Failed))
+	}
+	if s.Errors > 0 {
+		notes = append(notes, fmt.Sprintf("%d could not run", s.Errors))
+	}
+	fmt.Fprintf(&b, "%d of %s passed", s.Passed, report.Plural(total, "case", "cases"))
+	if len(notes) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(notes, ", "))
+	}
+	fmt.Fprintf(&b, " in %s", report.Plural(s.Suites, "suite", "suites"))
+	if v := rep.KubernetesVersion; v != "" && v != kubeversion.OrNewest(nil).String() {
+		fmt.Fprintf(&b, " (as Kubernetes %s)", v)
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// featureGated are the suite files whose suites name feature gates.
+func featureGated(suites []*Suite) []string {
+	var files []string
+	seen := map[string]bool{}
+	for _, s := range suites {
+		if len(s.FeatureGates) > 0 && !seen[s.File] {
+			seen[s.File] = true
+			files = append(files, s.File)
+		}
+	}
+	return files
+}
+
+// writeJUnit writes a test suite per suite file, a test case per case
+// (classname: the file and onCreate or onUpdate).
+func writeJUnit(w io.Writer, results []Result) error {
+	j := report.JUnit{Name: "kubectl crd test"}
+	for _, r := range results {
+		s := j.Suite(r.File)
+		c := report.Case{Name: r.Name, Classname: r.File + "/" + r.Kind}
+		if r.Kind == "" {
+			c.Name, c.Classname = r.Suite, r.File
+		}
+		text := fmt.Sprintf("%s:%d: %s\n%s", r.File, r.Line, r.Message, r.Diff)
+		switch r.Status {
+		case Failed:
+			c.Failure = &report.Message{Message: r.Message, Text: text}
+		case Errored:
+			c.Error = &report.Message{Message: r.Message, Text: text}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	return j.Write(w)
+}

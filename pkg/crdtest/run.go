@@ -1,0 +1,192 @@
+package crdtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"time"
+
+	"github.com/kubectl-crd/kubectl-crd/internal/memo"
+	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Statuses of a case.
+const (
+	Passed = "passed"
+	Failed = "failed"
+	// Errored: the case could not be run (its input is not what the
+	// format says, or its suite cannot run).
+	Errored = "error"
+)
+
+// Result is one case's verdict.
+type Result struct {
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+	Suite string `json:"suite"`
+	// Kind is onCreate or onUpdate ("" for a suite that cannot run).
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	// Message says why it failed or could not run.
+	Message string `json:"message,omitempty"`
+	// Diff is the stored object against the expected one, as a unified
+	// diff of their YAML, when they differ.
+	Diff     string        `json:"diff,omitempty"`
+	Duration time.Duration `json:"-"`
+}
+
+// Runner runs suites over a catalog of CRDs.
+type Runner struct {
+	Catalog *catalog.Catalog
+	// Match, when set, runs only the cases whose "SUITE/CASE" name it
+	// matches.
+	Match *regexp.Regexp
+
+	validators memo.Map[string, *validate.Validator] // by CRD name and version
+	installs   memo.Map[string, error]               // the server's refusal of a CRD, by name
+}
+
+// target is the CRD a suite tests, found before the suites run (the
+// catalog answers one question at a time).
+type target struct {
+	crd *apiextensionsv1.CustomResourceDefinition
+	err error
+}
+
+// Run runs every suite, several at a time, and returns the results in
+// suite and case order.
+func (r *Runner) Run(ctx context.Context, suites []*Suite) []Result {
+	targets := make([]target, len(suites))
+	for i, s := range suites {
+		targets[i] = r.find(ctx, s)
+	}
+	out := make([][]Result, len(suites))
+	parallel.On(runtime.GOMAXPROCS(0), len(suites), func(i int) {
+		out[i] = r.suite(ctx, suites[i], targets[i])
+	})
+	var all []Result
+	for _, rs := range out {
+		all = append(all, rs...)
+	}
+	return all
+}
+
+// find is the CRD a suite names: by crdName in the catalog, or the file
+// its crd field names.
+func (r *Runner) find(ctx context.Context, s *Suite) target {
+	if s.Err != nil {
+		return target{err: s.Err}
+	}
+	if s.CRD != "" {
+		path := s.CRD
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(s.File), path)
+		}
+		files, err := catalog.ReadFiles([]string{path}, nil, nil)
+		if err != nil {
+			return target{err: fmt.Errorf("%s:%d: crd: %w", s.File, s.Line, err)}
+		}
+		list, err := files.List(ctx)
+		if err != nil || len(list) != 1 {
+			return target{err: fmt.Errorf("%s:%d: crd: %s holds %d CustomResourceDefinitions, not one", s.File, s.Line, path, len(list))}
+		}
+		return target{crd: list[0].CustomResourceDefinition}
+	}
+	crd, err := r.Catalog.ForResource(ctx, schema.ParseGroupResource(s.CRDName))
+	switch {
+	case err != nil:
+		return target{err: fmt.Errorf("%s:%d: crdName %s: %w", s.File, s.Line, s.CRDName, err)}
+	case crd == nil:
+		return target{err: fmt.Errorf("%s:%d: crdName: no CustomResourceDefinition %s (pass it with --crds)", s.File, s.Line, s.CRDName)}
+	}
+	return target{crd: crd.CustomResourceDefinition}
+}
+
+// suite runs a suite's cases; a suite that cannot run, or whose CRD the
+// server refuses, reports every case.
+func (r *Runner) suite(ctx context.Context, s *Suite, t target) []Result {
+	var out []Result
+	add := func(kind, name string, line int, run func() Result) {
+		if r.Match != nil && !r.Match.MatchString(s.Name+"/"+name) {
+			return
+		}
+		res := Result{File: s.File, Line: line, Suite: s.Name, Kind: kind, Name: name}
+		start := time.Now()
+		switch {
+		case t.err != nil:
+			res.Status, res.Message = Errored, t.err.Error()
+		case r.refused(ctx, t.crd) != nil:
+			res.Status, res.Message = Failed, "the server refuses the CustomResourceDefinition "+t.crd.Name+": "+r.refused(ctx, t.crd).Error()
+		default:
+			got := run()
+			res.Status, res.Message, res.Diff = got.Status, got.Message, got.Diff
+		}
+		res.Duration = time.Since(start)
+		out = append(out, res)
+	}
+	if t.err != nil && len(s.Tests.OnCreate)+len(s.Tests.OnUpdate) == 0 {
+		return []Result{{File: s.File, Line: s.Line, Suite: s.Name, Status: Errored, Message: t.err.Error()}}
+	}
+	for _, c := range s.Tests.OnCreate {
+		add("onCreate", c.Name, c.Line, func() Result { return r.create(ctx, t.crd, s.File, c) })
+	}
+	for _, c := range s.Tests.OnUpdate {
+		add("onUpdate", c.Name, c.Line, func() Result { return r.update(ctx, t.crd, s.File, c) })
+	}
+	return out
+}
+
+// refused is the server's refusal to create crd (nil: it creates it), at
+// the Kubernetes version answered as.
+func (r *Runner) refused(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) error {
+	err, _ := r.installs.Get(crd.Name, func() (error, error) {
+		doc, err := installable(crd)
+		if err != nil {
+			return err, nil
+		}
+		return validate.CRD(ctx, doc, nil).Err, nil
+	})
+	return err
+}
+
+// installable is a CRD as a user creates it: its names, labels,
+// annotations and spec (not what a cluster adds).
+func installable(crd *apiextensionsv1.CustomResourceDefinition) ([]byte, error) {
+	fresh := &apiextensionsv1.CustomResourceDefinition{
+		TypeMeta:   metav1.TypeMeta{APIVersion: apiextensionsv1.SchemeGroupVersion.String(), Kind: "CustomResourceDefinition"},
+		ObjectMeta: metav1.ObjectMeta{Name: crd.Name, Labels: crd.Labels, Annotations: crd.Annotations},
+		Spec:       crd.Spec,
+	}
+	return json.Marshal(fresh)
+}
+
+// validator is the validator of a version of crd, built once per CRD.
+func (r *Runner) validator(crd *apiextensionsv1.CustomResourceDefinition, version string) (*validate.Validator, error) {
+	return r.validators.Get(crd.Name+"/"+version, func() (*validate.Validator, error) {
+		return newValidator(crd, version)
+	})
+}
+
+// newValidator checks the version is served, as the server answers only
+// for those, and builds its validator.
+func newValidator(crd *apiextensionsv1.CustomResourceDefinition, version string) (*validate.Validator, error) {
+	if v := catalog.VersionNamed(crd, version); v == nil || !v.Served {
+		return nil, fmt.Errorf("no matches for kind %q in version %q", crd.Spec.Names.Kind, crd.Spec.Group+"/"+version)
+	}
+	return validate.NewValidator(crd, version)
+}
+
+// positioned is an error about a case's input at its line.
+func positioned(file string, line int, field string, err error) error {
+	return &manifest.Error{File: file, Line: line, Msg: field + ": " + err.Error()}
+}
