@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/convert"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -33,7 +34,28 @@ func (r *Runner) create(ctx context.Context, crd *apiextensionsv1.CustomResource
 	if res.Err != nil || c.ExpectedError != "" {
 		return verdict(res.Err, c.ExpectedError, "creating the object")
 	}
-	return matches(file, c.Line, res.Object, c.Expected)
+	stored, err := r.readBack(crd, res.Object)
+	if err != nil {
+		return failed("reading the object back: %v", err)
+	}
+	return matches(file, c.Line, stored, c.Expected)
+}
+
+// readBack is a written object as the server returns it at its version:
+// converted to the storage version, stored, decoded from storage
+// (defaulted at the storage version) and converted back (pkg/convert,
+// the server's own read path).
+func (r *Runner) readBack(crd *apiextensionsv1.CustomResourceDefinition, obj map[string]any) (map[string]any, error) {
+	c, err := r.converters.Get(crd.Name, func() (*convert.Converter, error) { return convert.New(crd, convert.Webhook{}) })
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	back, err := c.Read(u, u.GroupVersionKind().Version)
+	if err != nil {
+		return nil, err
+	}
+	return back.Object, nil
 }
 
 // update runs an onUpdate case: the object is created (under the patched
@@ -80,6 +102,9 @@ func (r *Runner) update(ctx context.Context, crd *apiextensionsv1.CustomResource
 		}
 		stored = stamp(res.Object, 2)
 	}
+	if stored, err = r.readBack(crd, stored); err != nil {
+		return failed("reading the initial object back: %v", err)
+	}
 
 	// The update, then its status, under the CRD as it is.
 	if v, err = r.validator(crd, versionOf(updated)); err != nil {
@@ -94,13 +119,17 @@ func (r *Runner) update(ctx context.Context, crd *apiextensionsv1.CustomResource
 	if res.Err != nil || c.ExpectedError != "" {
 		return verdict(res.Err, c.ExpectedError, "updating the object")
 	}
-	stored = stamp(res.Object, 3)
+	if stored, err = r.readBack(crd, stamp(res.Object, 3)); err != nil {
+		return failed("reading the updated object back: %v", err)
+	}
 	if hasStatus && status != nil && v.HasStatus() {
 		res = v.UpdateStatus(ctx, copyWith(stored, status), stored)
 		if res.Err != nil || c.ExpectedStatusError != "" {
 			return verdict(res.Err, c.ExpectedStatusError, "updating the object's status")
 		}
-		stored = stamp(res.Object, 4)
+		if stored, err = r.readBack(crd, stamp(res.Object, 4)); err != nil {
+			return failed("reading the object back: %v", err)
+		}
 	} else if c.ExpectedStatusError != "" {
 		return failed("expected an error containing %q updating the status, but the updated object has no status to write", c.ExpectedStatusError)
 	}

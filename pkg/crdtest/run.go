@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
 	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/convert"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -54,6 +55,7 @@ type Runner struct {
 
 	validators memo.Map[string, *validate.Validator] // by CRD name and version
 	installs   memo.Map[string, error]               // the server's refusal of a CRD, by name
+	converters memo.Map[string, *convert.Converter]  // by CRD name
 }
 
 // target is the CRD a suite tests, found before the suites run (the
@@ -94,20 +96,20 @@ func (r *Runner) find(ctx context.Context, s *Suite) target {
 		}
 		files, err := catalog.ReadFiles([]string{path}, nil, nil)
 		if err != nil {
-			return target{err: fmt.Errorf("%s:%d: crd: %w", s.File, s.Line, err)}
+			return target{err: fmt.Errorf("%s:%d: crd: %w", s.File, s.CRDLine, err)}
 		}
 		list, err := files.List(ctx)
 		if err != nil || len(list) != 1 {
-			return target{err: fmt.Errorf("%s:%d: crd: %s holds %d CustomResourceDefinitions, not one", s.File, s.Line, path, len(list))}
+			return target{err: fmt.Errorf("%s:%d: crd: %s holds %d CustomResourceDefinitions, not one", s.File, s.CRDLine, path, len(list))}
 		}
 		return target{crd: list[0].CustomResourceDefinition}
 	}
 	crd, err := r.Catalog.ForResource(ctx, schema.ParseGroupResource(s.CRDName))
 	switch {
 	case err != nil:
-		return target{err: fmt.Errorf("%s:%d: crdName %s: %w", s.File, s.Line, s.CRDName, err)}
+		return target{err: fmt.Errorf("%s:%d: crdName %s: %w", s.File, s.CRDLine, s.CRDName, err)}
 	case crd == nil:
-		return target{err: fmt.Errorf("%s:%d: crdName: no CustomResourceDefinition %s (pass it with --crds)", s.File, s.Line, s.CRDName)}
+		return target{err: fmt.Errorf("%s:%d: crdName: no CustomResourceDefinition %s (pass it with --crds)", s.File, s.CRDLine, s.CRDName)}
 	}
 	return target{crd: crd.CustomResourceDefinition}
 }

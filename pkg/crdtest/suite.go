@@ -33,9 +33,11 @@ type Suite struct {
 	FeatureGates []string `json:"featureGates"`
 	Tests        Tests    `json:"tests"`
 
-	// File and Line are where the suite is.
-	File string `json:"-"`
-	Line int    `json:"-"`
+	// File and Line are where the suite is; CRDLine where it names its
+	// CRD.
+	File    string `json:"-"`
+	Line    int    `json:"-"`
+	CRDLine int    `json:"-"`
 	// Err says why the suite cannot run (nil: it can).
 	Err error `json:"-"`
 }
@@ -127,6 +129,12 @@ func decode(d *manifest.Document) *Suite {
 		line, column := d.Position(path)
 		s.Err = &manifest.Error{File: d.File, Line: line, Column: column, Msg: fmt.Sprintf("unknown field %q: not a field of the suite format", path)}
 		return s
+	}
+	s.CRDLine = s.Line
+	for _, f := range []string{"crdName", "crd"} {
+		if line, _ := d.Position(f); line != d.Line {
+			s.CRDLine = line
+		}
 	}
 	for i := range s.Tests.OnCreate {
 		s.Tests.OnCreate[i].Line, _ = d.Position(fmt.Sprintf("tests.onCreate[%d]", i))

@@ -1,0 +1,121 @@
+package crdtest
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/joshdk/go-junit"
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+)
+
+func runner(t *testing.T) *Runner {
+	t.Helper()
+	files, err := catalog.ReadFiles([]string{"../../examples/crds"}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Runner{Catalog: catalog.New(files, nil)}
+}
+
+// TestBadInput: each suite or case that cannot run is said with its file
+// and line, and the others still run.
+func TestBadInput(t *testing.T) {
+	suites, err := Read([]string{"testdata/bad.testsuite.yaml"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := runner(t).Run(context.Background(), suites)
+	var got []string
+	for _, r := range results {
+		got = append(got, r.Status+" "+r.Name+": "+r.Message)
+	}
+	want := []string{
+		"error never run: testdata/bad.testsuite.yaml:3: crdName: Required value: the suite names the CRD under test",
+		"error never run: testdata/bad.testsuite.yaml:10: crdName: no CustomResourceDefinition nosuch.example.com (pass it with --crds)",
+		`error the expectation is misspelt: testdata/bad.testsuite.yaml:22:5: unknown field "tests.onCreate[0].expectedErorr": not a field of the suite format`,
+		"error an initial object that is not YAML: testdata/bad.testsuite.yaml:28: initial: not YAML:",
+		"error an expected object that is not an object: testdata/bad.testsuite.yaml:30: expected: not an object:",
+		"passed a good case beside them: ",
+		"error a patch that does not apply: testdata/bad.testsuite.yaml:36: initialCRDPatches: does not apply to crontabs.stable.example.com:",
+		"failed a patch that makes the CRD invalid: updating the CustomResourceDefinition with initialCRDPatches: CustomResourceDefinition.apiextensions.k8s.io \"crontabs.stable.example.com\" is invalid:",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d results, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("result %d:\n%s\nwant it to start with\n%s", i, got[i], want[i])
+		}
+	}
+	s := Summarize(results, suites)
+	if s.Passed != 1 || s.Failed != 1 || s.Errors != 6 || s.Suites != 4 {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+// TestJUnitReadByAConsumer: the JUnit output as a JUnit reader (the
+// go-junit library CI tools use) reads it: a suite per file, a case per
+// case with its name, class and verdict.
+func TestJUnitReadByAConsumer(t *testing.T) {
+	suites, err := Read([]string{"../../examples/tests", "testdata/bad.testsuite.yaml"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := runner(t).Run(context.Background(), suites)
+	var out bytes.Buffer
+	if err := Write(&out, "junit", Report{Cases: results, Summary: Summarize(results, suites)}, suites); err != nil {
+		t.Fatal(err)
+	}
+	read, err := junit.Ingest(out.Bytes())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if len(read) != 2 || read[0].Name != "../../examples/tests/crontab.testsuite.yaml" {
+		t.Fatalf("%d suites: %+v", len(read), read)
+	}
+	if read[0].Totals.Tests != 10 || read[0].Totals.Passed != 10 || read[1].Totals.Failed != 1 || read[1].Totals.Error != 6 {
+		t.Errorf("totals %+v and %+v", read[0].Totals, read[1].Totals)
+	}
+	c := read[0].Tests[0]
+	if c.Name != "defaults fill what is left out" || c.Classname != "../../examples/tests/crontab.testsuite.yaml/onCreate" || c.Status != junit.StatusPassed {
+		t.Errorf("first case %+v", c)
+	}
+}
+
+// TestTextReport: the failing cases at their place, the diff of a stored
+// object, the counts; nothing for cases that pass.
+func TestTextReport(t *testing.T) {
+	suites, err := Read([]string{"-"}, strings.NewReader(`name: S
+crdName: crontabs.stable.example.com
+tests:
+  onCreate:
+  - name: passes
+    initial: "{apiVersion: stable.example.com/v1, kind: CronTab, spec: {}}"
+  - name: stores another object
+    initial: "{apiVersion: stable.example.com/v1, kind: CronTab, spec: {replicas: 3}}"
+    expected: "{apiVersion: stable.example.com/v1, kind: CronTab, spec: {replicas: 4}}"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := runner(t).Run(context.Background(), suites)
+	var out bytes.Buffer
+	if err := Write(&out, "text", Report{Cases: results, Summary: Summarize(results, suites)}, suites); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"-:7: FAIL S / onCreate / stores another object: the stored object is not the expected one\n",
+		"    -  replicas: 4\n",
+		"    +  replicas: 3\n",
+		"1 of 2 cases passed (1 failed) in 1 suite\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "passes") {
+		t.Errorf("a passing case is reported:\n%s", out.String())
+	}
+}
