@@ -72,7 +72,7 @@ func (r *Runner) update(ctx context.Context, crd *apiextensionsv1.CustomResource
 	}
 	before := func(version string) (*validate.Validator, error) { return r.validator(crd, version) }
 	if len(c.InitialCRDPatches) > 0 {
-		patched, err := patchedCRD(ctx, crd, c.InitialCRDPatches)
+		patched, err := r.patched(ctx, crd, c.InitialCRDPatches)
 		if err != nil {
 			var pe *patchError
 			if errors.As(err, &pe) {
@@ -80,7 +80,7 @@ func (r *Runner) update(ctx context.Context, crd *apiextensionsv1.CustomResource
 			}
 			return Result{Status: Failed, Message: "updating the CustomResourceDefinition with initialCRDPatches: " + err.Error()}
 		}
-		before = func(version string) (*validate.Validator, error) { return newValidator(patched, version) }
+		before = func(version string) (*validate.Validator, error) { return r.patchedValidator(patched, version) }
 	}
 
 	// The initial object and its status, as the format's runner writes
@@ -212,6 +212,27 @@ func errored(err error) Result { return Result{Status: Errored, Message: err.Err
 type patchError struct{ err error }
 
 func (e *patchError) Error() string { return e.err.Error() }
+
+// patched is crd with the patches applied (see patchedCRD), made once
+// for the same patches of the same CRD (cases of a suite often share
+// them).
+func (r *Runner) patched(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, patches []Patch) (*apiextensionsv1.CustomResourceDefinition, error) {
+	ops, err := json.Marshal(patches)
+	if err != nil {
+		return nil, &patchError{err}
+	}
+	return r.patchedCRDs.Get(crd.Name+" "+string(ops), func() (*apiextensionsv1.CustomResourceDefinition, error) {
+		return patchedCRD(ctx, crd, patches)
+	})
+}
+
+// patchedValidator is the validator of a version of a patched CRD, built
+// once per patched CRD.
+func (r *Runner) patchedValidator(crd *apiextensionsv1.CustomResourceDefinition, version string) (*validate.Validator, error) {
+	return r.patchedValidators.Get(fmt.Sprintf("%p/%s", crd, version), func() (*validate.Validator, error) {
+		return newValidator(crd, version)
+	})
+}
 
 // patchedCRD applies the RFC 6902 operations to crd, and checks the
 // result as the server checks an update of crd to it (the format's

@@ -56,6 +56,10 @@ type Runner struct {
 	validators memo.Map[string, *validate.Validator] // by CRD name and version
 	installs   memo.Map[string, error]               // the server's refusal of a CRD, by name
 	converters memo.Map[string, *convert.Converter]  // by CRD name
+	// patchedCRDs are the CRDs initialCRDPatches make, by CRD name and
+	// patches; patchedValidators their validators.
+	patchedCRDs       memo.Map[string, *apiextensionsv1.CustomResourceDefinition]
+	patchedValidators memo.Map[string, *validate.Validator]
 }
 
 // target is the CRD a suite tests, found before the suites run (the
@@ -65,22 +69,43 @@ type target struct {
 	err error
 }
 
-// Run runs every suite, several at a time, and returns the results in
-// suite and case order.
+// Run runs every case of every suite, several at a time (cases are
+// independent: each has its own objects, as the format's runner gives
+// each its own names), and returns the results in suite and case order.
 func (r *Runner) Run(ctx context.Context, suites []*Suite) []Result {
-	targets := make([]target, len(suites))
-	for i, s := range suites {
-		targets[i] = r.find(ctx, s)
+	var jobs []job
+	for _, s := range suites {
+		jobs = append(jobs, r.jobs(s, r.find(ctx, s))...)
 	}
-	out := make([][]Result, len(suites))
-	parallel.On(runtime.GOMAXPROCS(0), len(suites), func(i int) {
-		out[i] = r.suite(ctx, suites[i], targets[i])
+	out := make([]Result, len(jobs))
+	parallel.On(runtime.GOMAXPROCS(0), len(jobs), func(i int) {
+		out[i] = jobs[i].run(ctx)
 	})
-	var all []Result
-	for _, rs := range out {
-		all = append(all, rs...)
+	return out
+}
+
+// job is one case to run, with what its suite says of it.
+type job struct {
+	Result
+	run0 func() Result
+	t    target
+	r    *Runner
+}
+
+func (j job) run(ctx context.Context) Result {
+	res := j.Result
+	start := time.Now()
+	switch {
+	case j.t.err != nil:
+		res.Status, res.Message = Errored, j.t.err.Error()
+	case j.r.refused(ctx, j.t.crd) != nil:
+		res.Status, res.Message = Failed, "the server refuses the CustomResourceDefinition "+j.t.crd.Name+": "+j.r.refused(ctx, j.t.crd).Error()
+	default:
+		got := j.run0()
+		res.Status, res.Message, res.Diff = got.Status, got.Message, got.Diff
 	}
-	return all
+	res.Duration = time.Since(start)
+	return res
 }
 
 // find is the CRD a suite names: by crdName in the catalog, or the file
@@ -114,30 +139,20 @@ func (r *Runner) find(ctx context.Context, s *Suite) target {
 	return target{crd: crd.CustomResourceDefinition}
 }
 
-// suite runs a suite's cases; a suite that cannot run, or whose CRD the
-// server refuses, reports every case.
-func (r *Runner) suite(ctx context.Context, s *Suite, t target) []Result {
-	var out []Result
+// jobs are a suite's cases to run (those Match keeps); a suite that
+// cannot run, or whose CRD the server refuses, reports every case, and
+// one without cases itself.
+func (r *Runner) jobs(s *Suite, t target) []job {
+	ctx := context.Background()
+	var out []job
 	add := func(kind, name string, line int, run func() Result) {
 		if r.Match != nil && !r.Match.MatchString(s.Name+"/"+name) {
 			return
 		}
-		res := Result{File: s.File, Line: line, Suite: s.Name, Kind: kind, Name: name}
-		start := time.Now()
-		switch {
-		case t.err != nil:
-			res.Status, res.Message = Errored, t.err.Error()
-		case r.refused(ctx, t.crd) != nil:
-			res.Status, res.Message = Failed, "the server refuses the CustomResourceDefinition "+t.crd.Name+": "+r.refused(ctx, t.crd).Error()
-		default:
-			got := run()
-			res.Status, res.Message, res.Diff = got.Status, got.Message, got.Diff
-		}
-		res.Duration = time.Since(start)
-		out = append(out, res)
+		out = append(out, job{Result: Result{File: s.File, Line: line, Suite: s.Name, Kind: kind, Name: name}, run0: run, t: t, r: r})
 	}
 	if t.err != nil && len(s.Tests.OnCreate)+len(s.Tests.OnUpdate) == 0 {
-		return []Result{{File: s.File, Line: s.Line, Suite: s.Name, Status: Errored, Message: t.err.Error()}}
+		return []job{{Result: Result{File: s.File, Line: s.Line, Suite: s.Name}, t: t, r: r}}
 	}
 	for _, c := range s.Tests.OnCreate {
 		add("onCreate", c.Name, c.Line, func() Result { return r.create(ctx, t.crd, s.File, c) })

@@ -31,7 +31,7 @@ func TestThousandCases(t *testing.T) {
 		}
 		for i := range 25 {
 			group := fmt.Sprintf("g%d.%s", i, src.group)
-			name := fmt.Sprintf("%s-%d", filepath.Base(src.suite), i)
+			name := fmt.Sprintf("%d-%s", i, filepath.Base(src.suite))
 			writeTo(t, filepath.Join(dir, "crds", name), strings.ReplaceAll(string(crd), src.group, group))
 			writeTo(t, filepath.Join(dir, "suites", name), strings.ReplaceAll(string(suite), src.group, group))
 			cases += strings.Count(string(suite), "\n  - name: ")
