@@ -80,6 +80,7 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		NewCmdDocs(f),
 		NewCmdSample(f),
 		NewCmdTest(f),
+		NewCmdCost(f),
 		NewCmdVersion(f),
 		NewCmdCompletion(f),
 	)

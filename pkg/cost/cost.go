@@ -1,0 +1,270 @@
+// Package cost estimates the cost of a CRD's CEL rules (x-kubernetes-
+// validations) as the API server does when it is given the CRD: the same
+// walk of the schema, the same cardinality (how many times a rule can run
+// per object, from the maxItems and maxProperties on its path), the same
+// compiler and cost estimator (apiextensions' cel.Compile, in the CEL
+// environment of the Kubernetes version answered as), the same limits;
+// then says what drives a cost, and which bound would make a rule fit,
+// by estimating again with the bound set.
+package cost
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+)
+
+// The server's limits: a rule's estimated cost (times its cardinality),
+// and the total over a schema.
+const (
+	RuleLimit = validation.StaticEstimatedCostLimit
+	CRDLimit  = validation.StaticEstimatedCRDCostLimit
+)
+
+// Rule is one rule's estimate.
+type Rule struct {
+	// Path is the rule's place as the server names it in its errors
+	// (spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule).
+	Path string `json:"path"`
+	// Field is the field the rule is on (spec.items[*]).
+	Field string `json:"field"`
+	Rule  string `json:"rule"`
+	// Cost is what the server compares with the per-rule limit: the
+	// rule's estimated cost times its cardinality.
+	Cost uint64 `json:"cost"`
+	// Limit is the per-rule limit.
+	Limit uint64 `json:"limit"`
+	// Estimate is the cost of one evaluation; Cardinality how many times
+	// the rule can run per object (math.MaxUint64: unbounded).
+	Estimate    uint64 `json:"estimate"`
+	Cardinality uint64 `json:"cardinality"`
+	// MessageExpressionCost is the messageExpression's (times the
+	// cardinality), which counts toward the total too.
+	MessageExpressionCost uint64 `json:"messageExpressionCost,omitempty"`
+	// Error is the rule's compile error, if it does not compile.
+	Error string `json:"error,omitempty"`
+	// Drivers are the unbounded fields that make the cost what it is.
+	Drivers []Driver `json:"drivers,omitempty"`
+	// Calls are the rule's calls whose cost grows with their input.
+	Calls []string `json:"calls,omitempty"`
+
+	// on is where the rule is: its node, and the nodes above it.
+	on []node
+}
+
+// Over tells whether the server refuses the rule for its cost.
+func (r Rule) Over() bool { return r.Cost > r.Limit }
+
+// Version is the estimate of one version's schema (a CRD whose versions
+// share one schema is one estimate, given for each).
+type Version struct {
+	Name string `json:"name"`
+	// Total is the sum the server compares with the per-CRD limit.
+	Total      uint64 `json:"total"`
+	TotalLimit uint64 `json:"totalLimit"`
+	// Rules, the most expensive first.
+	Rules []Rule `json:"rules"`
+}
+
+// Over tells whether the server refuses the schema for its total cost.
+func (v Version) Over() bool { return v.Total > v.TotalLimit }
+
+// CRD is the estimate of a CRD.
+type CRD struct {
+	Name     string    `json:"name"`
+	Versions []Version `json:"versions"`
+}
+
+// Estimate estimates every rule of every version of crd, in the CEL
+// environment of the Kubernetes version the process answers as.
+func Estimate(crd *apiextensionsv1.CustomResourceDefinition) (CRD, error) {
+	internal := &apiextensions.CustomResourceDefinition{}
+	if err := catalog.Scheme().Convert(crd, internal, nil); err != nil {
+		return CRD{}, err
+	}
+	out := CRD{Name: crd.Name}
+	if v := internal.Spec.Validation; v != nil && v.OpenAPIV3Schema != nil {
+		// One schema for every version, as the server validates it.
+		est := explained(v.OpenAPIV3Schema, field.NewPath("spec", "validation", "openAPIV3Schema"))
+		for _, ver := range internal.Spec.Versions {
+			e := est
+			e.Name = ver.Name
+			out.Versions = append(out.Versions, e)
+		}
+		return out, nil
+	}
+	for i, ver := range internal.Spec.Versions {
+		e := Version{Name: ver.Name, TotalLimit: CRDLimit, Rules: []Rule{}}
+		if ver.Schema != nil && ver.Schema.OpenAPIV3Schema != nil {
+			e = explained(ver.Schema.OpenAPIV3Schema, field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema"))
+			e.Name = ver.Name
+		}
+		out.Versions = append(out.Versions, e)
+	}
+	return out, nil
+}
+
+// estimate walks a schema as the server's CRD validation does, compiling
+// the rules of each node where the server does.
+func estimate(root *apiextensions.JSONSchemaProps, path *field.Path) Version {
+	v := Version{TotalLimit: CRDLimit, Rules: []Rule{}}
+	top := node{schema: root, path: path, edit: func(f func(*apiextensions.JSONSchemaProps)) { f(root) }}
+	walk(top, validation.RootCELContext(root), nil, func(on []node, ctx *validation.CELSchemaContext) {
+		rules := compile(on, ctx)
+		for _, r := range rules {
+			v.Total = add(v.Total, r.Cost)
+			v.Total = add(v.Total, r.MessageExpressionCost)
+		}
+		v.Rules = append(v.Rules, rules...)
+	})
+	sort.SliceStable(v.Rules, func(i, j int) bool { return v.Rules[i].Cost > v.Rules[j].Cost })
+	return v
+}
+
+// node is a schema node and its place: its path in the CRD (as the
+// server names it) and as a field of the object (spec.items[*].name).
+type node struct {
+	schema *apiextensions.JSONSchemaProps
+	path   *field.Path
+	field  string
+	// edit changes the node in the schema (a property's schema is a map
+	// value: it is written back).
+	edit func(func(*apiextensions.JSONSchemaProps))
+}
+
+// walk visits each node of a schema, with the nodes above it (on: from
+// the root to the node) and the server's CEL context for it (nil where
+// the server compiles no rules: under not, allOf, anyOf, oneOf).
+func walk(n node, ctx *validation.CELSchemaContext, above []node, visit func([]node, *validation.CELSchemaContext)) {
+	s := n.schema
+	on := append(above[:len(above):len(above)], n)
+	visit(on, ctx)
+	if a := s.AdditionalProperties; a != nil && a.Schema != nil {
+		child := node{schema: a.Schema, path: n.path.Child("additionalProperties"), field: n.field + ".*",
+			edit: func(f func(*apiextensions.JSONSchemaProps)) { f(a.Schema) }}
+		walk(child, ctx.ChildAdditionalPropertiesContext(a.Schema), on, visit)
+	}
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		prop := s.Properties[name]
+		child := node{schema: &prop, path: n.path.Child("properties").Key(name), field: join(n.field, name),
+			edit: func(f func(*apiextensions.JSONSchemaProps)) {
+				p := s.Properties[name]
+				f(&p)
+				s.Properties[name] = p
+			}}
+		walk(child, ctx.ChildPropertyContext(&prop, name), on, visit)
+	}
+	if it := s.Items; it != nil && it.Schema != nil {
+		child := node{schema: it.Schema, path: n.path.Child("items"), field: n.field + "[*]",
+			edit: func(f func(*apiextensions.JSONSchemaProps)) { f(it.Schema) }}
+		walk(child, ctx.ChildItemsContext(it.Schema), on, visit)
+	}
+}
+
+func join(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
+}
+
+// compile compiles a node's rules and estimates each one's cost, as the
+// server does when it validates the CRD.
+func compile(on []node, ctx *validation.CELSchemaContext) []Rule {
+	s, path := on[len(on)-1].schema, on[len(on)-1].path
+	if len(s.XValidations) == 0 || ctx == nil {
+		return nil
+	}
+	typeInfo, err := ctx.TypeInfo()
+	if err != nil || typeInfo == nil {
+		return nil
+	}
+	results, err := cel.Compile(typeInfo.Schema, typeInfo.DeclType, celconfig.PerCallLimit,
+		environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()), cel.NewExpressionsEnvLoader())
+	if err != nil {
+		return nil
+	}
+	var out []Rule
+	for i, cr := range results {
+		at := path.Child("x-kubernetes-validations").Index(i)
+		r := Rule{Path: at.Child("rule").String(), Field: orRoot(on[len(on)-1].field), Rule: s.XValidations[i].Rule, Limit: RuleLimit, Estimate: cr.MaxCost,
+			Cardinality: cardinality(cr, ctx), on: on}
+		r.Cost = mul(cr.MaxCost, r.Cardinality)
+		if cr.MessageExpression != nil {
+			r.MessageExpressionCost = mul(cr.MessageExpressionMaxCost, r.Cardinality)
+		}
+		if cr.Error != nil {
+			r.Error = cr.Error.Detail
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// cardinality is how many times a rule can run per object, as the
+// server counts it: from the bounds on its path where they all have one,
+// else the compiler's own worst case.
+func cardinality(cr cel.CompilationResult, ctx *validation.CELSchemaContext) uint64 {
+	if ctx.MaxCardinality != nil {
+		return *ctx.MaxCardinality
+	}
+	return cr.MaxCardinality
+}
+
+// mul is a * b, at most math.MaxUint64 (the server's overflow guard).
+func mul(a, b uint64) uint64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > math.MaxUint64/b {
+		return math.MaxUint64
+	}
+	return a * b
+}
+
+func add(a, b uint64) uint64 {
+	if math.MaxUint64-a < b {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+// Refusal is the server's message for a cost over its limit (costName:
+// "estimated rule cost", or "x-kubernetes-validations estimated rule cost
+// total for entire OpenAPIv3 schema").
+func Refusal(costName string, cost, limit uint64) string {
+	return fmt.Sprintf("%s exceeds budget by factor of %s (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)", costName, Factor(cost, limit))
+}
+
+// The server's names of the costs it refuses.
+const (
+	RuleCostName  = "estimated rule cost"
+	TotalCostName = "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema"
+)
+
+// Factor is how the server words how far a cost exceeds its limit:
+// "more than 100x", "1.234000x" under 1.5, else "3.2x".
+func Factor(cost, limit uint64) string {
+	f := float64(cost) / float64(limit)
+	switch {
+	case f > 100:
+		return "more than 100x"
+	case f < 1.5:
+		return fmt.Sprintf("%fx", f)
+	}
+	return fmt.Sprintf("%.1fx", f)
+}

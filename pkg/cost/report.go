@@ -1,0 +1,181 @@
+package cost
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/report"
+)
+
+// Formats are cost's output formats.
+var Formats = []string{"text", "json", "markdown"}
+
+// Report is cost's output: every CRD's estimates.
+type Report struct {
+	KubernetesVersion string `json:"kubernetesVersion"`
+	CRDs              []CRD  `json:"crds"`
+}
+
+// Over tells whether the server refuses some CRD for its rules' cost.
+func (r Report) Over() bool {
+	for _, c := range r.CRDs {
+		for _, v := range c.Versions {
+			if v.Over() {
+				return true
+			}
+			for _, rule := range v.Rules {
+				if rule.Over() {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// Write writes the report as text (a table per CRD version, the most
+// expensive rule first, with the server's refusal where it refuses),
+// json or markdown (for a pull request comment).
+func Write(w io.Writer, format string, r Report) error {
+	switch format {
+	case "json":
+		if r.CRDs == nil {
+			r.CRDs = []CRD{}
+		}
+		return report.WriteJSON(w, r)
+	case "markdown":
+		return writeMarkdown(w, r)
+	}
+	var b strings.Builder
+	for i, c := range r.CRDs {
+		for j, v := range c.Versions {
+			if i+j > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "%s %s: %s\n", c.Name, v.Name, totalLine(v))
+			if len(v.Rules) == 0 {
+				continue
+			}
+			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "  #\tCOST\tOF RULE LIMIT\tRUNS\tOF CRD LIMIT\tFIELD\tRULE")
+			for k, rule := range v.Rules {
+				fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\n", k+1, number(rule.Cost), share(rule.Cost, rule.Limit), runs(rule.Cardinality),
+					share(rule.Cost, v.TotalLimit), rule.Field, short(rule.Rule, 60))
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for k, rule := range v.Rules {
+				for _, line := range details(rule) {
+					fmt.Fprintf(&b, "  %d: %s\n", k+1, line)
+				}
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// totalLine is a version's total against the per-CRD limit.
+func totalLine(v Version) string {
+	s := fmt.Sprintf("total %s of %s (%s)", number(v.Total), number(v.TotalLimit), share(v.Total, v.TotalLimit))
+	if v.Over() {
+		s += "; the server refuses it: " + Refusal(TotalCostName, v.Total, v.TotalLimit)
+	}
+	return s
+}
+
+// details are the lines under a rule: its refusal, what drives its cost,
+// its growing calls, its compile error.
+func details(r Rule) []string {
+	var out []string
+	if r.Error != "" {
+		out = append(out, "does not compile: "+r.Error)
+	}
+	if r.Over() {
+		out = append(out, "refused: "+Refusal(RuleCostName, r.Cost, r.Limit))
+	}
+	if len(r.Drivers) > 0 {
+		var ds []string
+		for _, d := range r.Drivers {
+			s := d.Field + " (no " + d.Keyword
+			switch {
+			case d.Bound != nil:
+				s += fmt.Sprintf("; %s: %d makes the rule fit", d.Keyword, *d.Bound)
+			case r.Over():
+				s += "; no bound on it alone makes the rule fit"
+			}
+			ds = append(ds, s+")")
+		}
+		out = append(out, "unbounded: "+strings.Join(ds, ", "))
+	}
+	if len(r.Calls) > 0 {
+		out = append(out, "calls: "+strings.Join(r.Calls, ", "))
+	}
+	return out
+}
+
+func writeMarkdown(w io.Writer, r Report) error {
+	var b strings.Builder
+	for _, c := range r.CRDs {
+		for _, v := range c.Versions {
+			fmt.Fprintf(&b, "### `%s` %s\n\n%s\n\n", c.Name, v.Name, totalLine(v))
+			if len(v.Rules) == 0 {
+				continue
+			}
+			b.WriteString("| cost | of rule limit | runs | of CRD limit | field | rule | notes |\n| ---: | ---: | ---: | ---: | --- | --- | --- |\n")
+			for _, rule := range v.Rules {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | `%s` | `%s` | %s |\n", number(rule.Cost), share(rule.Cost, rule.Limit), runs(rule.Cardinality),
+					share(rule.Cost, v.TotalLimit), rule.Field, cell(rule.Rule), cell(strings.Join(details(rule), "; ")))
+			}
+			b.WriteString("\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func cell(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ", "`", "'").Replace(s) }
+
+// number writes n with thousands separated.
+func number(n uint64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// share is cost as a percentage of limit.
+func share(cost, limit uint64) string {
+	p := 100 * float64(cost) / float64(limit)
+	if p > 10000 {
+		return "over 100x"
+	}
+	if p >= 10 {
+		return fmt.Sprintf("%.0f%%", p)
+	}
+	return fmt.Sprintf("%.2f%%", p)
+}
+
+func runs(n uint64) string {
+	if n == ^uint64(0) {
+		return "unbounded"
+	}
+	return number(n)
+}
+
+// short is s on one line, cut to n runes.
+func short(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
