@@ -33,6 +33,8 @@ func TestEveryVerbCompletesValidatesRuns(t *testing.T) {
 		"sample":     {nil, []string{"crontabs"}},
 		"version":    {[]string{"-o", "xml"}, nil},
 		"completion": {[]string{"tcsh"}, []string{"bash"}},
+		"test":       {nil, []string{filepath.Join(examples, "tests")}},
+		"cost":       {[]string{"-o", "xml"}, []string{"crontabs"}},
 	}
 	noGood := map[string]bool{"migrate": true, "lsp": true}
 	root := newRootCommand(factory.New(genericiooptions.IOStreams{}))

@@ -56,6 +56,9 @@ type Rule struct {
 	Drivers []Driver `json:"drivers,omitempty"`
 	// Calls are the rule's calls whose cost grows with their input.
 	Calls []string `json:"calls,omitempty"`
+	// Contributes: the total is over its limit, and the server names this
+	// rule among the (at most four) most expensive that made it so.
+	Contributes bool `json:"contributes,omitempty"`
 
 	// on is where the rule is: its node, and the nodes above it.
 	on []node
@@ -126,8 +129,30 @@ func estimate(root *apiextensions.JSONSchemaProps, path *field.Path) Version {
 		}
 		v.Rules = append(v.Rules, rules...)
 	})
+	if v.Over() {
+		markContributors(v.Rules)
+	}
 	sort.SliceStable(v.Rules, func(i, j int) bool { return v.Rules[i].Cost > v.Rules[j].Cost })
 	return v
+}
+
+// markContributors marks the rules the server names when it refuses a
+// total: the four most expensive (in the order it meets them when costs
+// are equal) of those costing at least 1% of the limit.
+func markContributors(rules []Rule) {
+	var top []int
+	for i, r := range rules {
+		if r.Cost >= CRDLimit/100 {
+			top = append(top, i)
+		}
+	}
+	sort.SliceStable(top, func(a, b int) bool { return rules[top[a]].Cost > rules[top[b]].Cost })
+	for k, i := range top {
+		if k == 4 {
+			break
+		}
+		rules[i].Contributes = true
+	}
 }
 
 // node is a schema node and its place: its path in the CRD (as the

@@ -97,13 +97,16 @@ func details(r Rule) []string {
 	if r.Over() {
 		out = append(out, "refused: "+Refusal(RuleCostName, r.Cost, r.Limit))
 	}
+	if r.Contributes {
+		out = append(out, "named by the server among the rules that make the total too high")
+	}
 	if len(r.Drivers) > 0 {
 		var ds []string
 		for _, d := range r.Drivers {
 			s := d.Field + " (no " + d.Keyword
 			switch {
 			case d.Bound != nil:
-				s += fmt.Sprintf("; %s: %d makes the rule fit", d.Keyword, *d.Bound)
+				s += fmt.Sprintf("; %s: %d or less makes the rule fit", d.Keyword, *d.Bound)
 			case r.Over():
 				s += "; no bound on it alone makes the rule fit"
 			}

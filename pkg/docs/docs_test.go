@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/cost"
 	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
 	"golang.org/x/net/html"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -326,6 +327,34 @@ func TestIndexCounts(t *testing.T) {
 		data, err := os.ReadFile(filepath.Join(dir, "index.html"))
 		if err != nil || !strings.Contains(string(data), tt.want) {
 			t.Errorf("%s: the index does not say %q (%v)", tt.root, tt.want, err)
+		}
+	}
+}
+
+// TestRuleCostsOnThePages: every CEL rule of a page has its cost share
+// beside it (kubectl crd cost's numbers), wherever the rule is: on a
+// field, its items or its values.
+func TestRuleCostsOnThePages(t *testing.T) {
+	crds := crdsUnder(t, filepath.Join("..", "..", "test", "testdata", "cost"))
+	site, err := Build(crds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := WriteHTML(site, dir, "Test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, crd := range crds {
+		est, err := cost.Estimate(crd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, crd.Name+".html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := strings.Count(string(data), `class="note cost"`), len(est.Versions[0].Rules); got != want {
+			t.Errorf("%s: %d rule costs on the page, %d rules", crd.Name, got, want)
 		}
 	}
 }

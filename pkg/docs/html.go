@@ -28,6 +28,7 @@ func WriteHTML(site *Site, dir, title string) ([]string, error) {
 		"conversion":  conversion,
 		"deprecation": deprecation,
 		"count":       report.Plural,
+		"costed":      costed,
 	}).ParseFS(assets, "assets/*.tmpl")
 	if err != nil {
 		return nil, err

@@ -48,8 +48,9 @@ type Version struct {
 	apiextensionsv1.CustomResourceDefinitionVersion
 	Description string
 	// Constraints are those of the schema's root (rules on the whole
-	// object, required top-level fields).
+	// object, required top-level fields); Costs the costs of its rules.
 	Constraints []explain.Constraint
+	Costs       map[string]string
 	Columns     []apiextensionsv1.CustomResourceColumnDefinition
 	Fields      []*Field
 	// Previous is the version before this one, Changes what changed from
@@ -72,6 +73,9 @@ type Field struct {
 	Description string
 	Constraints []explain.Constraint
 	Fields      []*Field
+	// Costs are the estimated costs of the field's CEL rules, by
+	// costKey (pkg/cost).
+	Costs map[string]string
 	// SameAs, when set, is the anchor of a field with the same fields
 	// below it (the same schema, repeated): they are written there, once,
 	// and linked from here; SameAsPath is that field's version and path.
@@ -122,6 +126,7 @@ func page(crd *apiextensionsv1.CustomResourceDefinition, sample Sampler) (*Page,
 			pv.Description = root.Description
 			pv.Constraints = explain.Constraints(root)
 			pv.Fields = fieldTree(v.Name, root, shared)
+			pv.Costs = ruleCosts(crd, v.Name, pv.Fields)
 		}
 		if i+1 < len(versions) {
 			pv.Previous = versions[i+1].Name

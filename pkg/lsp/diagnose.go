@@ -185,7 +185,11 @@ func (d *diagnoser) diagnostics(ctx context.Context, doc *document) []protocol.D
 		return d.unchecked(err)
 	}
 	d.told = ""
-	return toDiagnostics(doc.textLines(), results)
+	diags := toDiagnostics(doc.textLines(), results)
+	if len(crds) > 0 {
+		diags = append(diags, costDiagnostics(doc.textLines(), ruleCosts(doc.path, doc.text), d.s.settings.CostWarning)...)
+	}
+	return diags
 }
 
 // unchecked is what a document gets when it cannot be checked (the

@@ -27,6 +27,10 @@ type Settings struct {
 	Offline bool `json:"offline,omitempty"`
 	// Context is the kubeconfig context of the cluster ("": the current).
 	Context string `json:"context,omitempty"`
+	// CostWarning is the share of a CEL cost limit (per rule, or per
+	// CRD) at which a rule gets an information diagnostic, in percent
+	// (0: 50; negative: never).
+	CostWarning int `json:"costWarning,omitempty"`
 }
 
 // merge takes the settings raw gives (nil: none) over s's.
@@ -45,9 +49,10 @@ func (s *Settings) merge(raw any) error {
 		}
 	}
 	var next struct {
-		CRDs    *[]string `json:"crds"`
-		Offline *bool     `json:"offline"`
-		Context *string   `json:"context"`
+		CRDs        *[]string `json:"crds"`
+		Offline     *bool     `json:"offline"`
+		Context     *string   `json:"context"`
+		CostWarning *int      `json:"costWarning"`
 	}
 	if err := json.Unmarshal(data, &next); err != nil {
 		return fmt.Errorf("settings: %w", err)
@@ -60,6 +65,9 @@ func (s *Settings) merge(raw any) error {
 	}
 	if next.Context != nil {
 		s.Context = *next.Context
+	}
+	if next.CostWarning != nil {
+		s.CostWarning = *next.CostWarning
 	}
 	return nil
 }

@@ -138,6 +138,11 @@ func (s *Server) hover(uri protocol.DocumentURI, pos protocol.Position) *protoco
 	if c.key == "" {
 		return nil
 	}
+	if c.key == "rule" {
+		if h := ruleHover(doc, lines, row); h != nil {
+			return h
+		}
+	}
 	crd, version := s.crdAt(doc, row)
 	if crd == nil {
 		return nil
@@ -279,4 +284,23 @@ func (s *Server) valuesFor(c cursor, crd *apiextensionsv1.CustomResourceDefiniti
 		items = append(items, protocol.CompletionItem{Label: v, Kind: protocol.CompletionItemKindValue, InsertText: v})
 	}
 	return items
+}
+
+// ruleHover is the cost of the CEL rule of a CRD at row, if there is one.
+func ruleHover(doc *document, lines []string, row int) *protocol.Hover {
+	for _, r := range ruleCosts(doc.path, doc.text) {
+		if r.line != row+1 {
+			continue
+		}
+		l := parseLine(lines[row])
+		start, end := tokenRange(lines[row], l.content, false)
+		return &protocol.Hover{
+			Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: "**CEL rule**: " + costText(r)},
+			Range: &protocol.Range{
+				Start: protocol.Position{Line: uint32(row), Character: uint32(utf16Column(lines[row], start))},
+				End:   protocol.Position{Line: uint32(row), Character: uint32(utf16Column(lines[row], end))},
+			},
+		}
+	}
+	return nil
 }

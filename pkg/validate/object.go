@@ -378,6 +378,11 @@ func (res *ObjectResult) add(d *manifest.Document, p Problem) {
 // its errors); a v1 file has them in each version.
 var crdVersionFields = []string{"spec.validation.", "spec.subresources.", "spec.additionalPrinterColumns", "spec.selectableFields"}
 
+// PlaceOf is the path in a CRD document (v1) of a field the server
+// names in the internal CRD (spec.validation. for a schema every version
+// shares), for looking its place up.
+func PlaceOf(field string) string { return placeOf(field) }
+
 // placeOf is the path to look up for a field the server names.
 func placeOf(field string) string {
 	for _, f := range crdVersionFields {

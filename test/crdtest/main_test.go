@@ -1,4 +1,6 @@
-// Package crdtest runs every case of the project's CRD test suites twice:
+// Package crdtest tests the CRD author's verbs, test and cost, against
+// kube-apiserver in-process. It runs every case of the project's CRD test
+// suites twice:
 // through kubectl crd test, and against kube-apiserver in-process by a
 // small runner here that does what the suite format says (create, status
 // write, CRD patches, update, get), and compares the verdicts.

@@ -206,6 +206,11 @@ func TestExitCodes(t *testing.T) {
 		{2, []string{"version", "-o", "xml"}},
 		{0, []string{"completion", "bash"}},
 		{2, []string{"completion", "tcsh"}},
+		{0, []string{"test", ex("tests"), "--crds", crds}},
+		{2, []string{"test", missing, "--crds", crds}},
+		{0, []string{"cost", "crontabs", "--crds", crds}},
+		{1, []string{"cost", "-f", ex("cost/hosts.yaml")}},
+		{2, []string{"cost", "-f", missing}},
 	}
 	verbs := map[string]bool{}
 	for _, c := range cases {
@@ -219,7 +224,7 @@ func TestExitCodes(t *testing.T) {
 			t.Errorf("kubectl crd %s --no-such-flag: exit %d, want 2", c.args[0], flag.Code)
 		}
 	}
-	if len(verbs) != 13 {
-		t.Errorf("%d verbs in the table, want all 13", len(verbs))
+	if len(verbs) != 15 {
+		t.Errorf("%d verbs in the table, want all 15", len(verbs))
 	}
 }

@@ -1,0 +1,83 @@
+package lsp
+
+import (
+	"fmt"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/cost"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
+	"go.lsp.dev/protocol"
+)
+
+// placedRule is a CEL rule of a CRD in a text, at its line and column
+// (1-based), with its version's total.
+type placedRule struct {
+	cost.Rule
+	line, column int
+	total        uint64
+}
+
+// ruleCosts are the estimated costs of the CEL rules of the CRDs in a
+// text (pkg/cost: the server's estimator), each at its place.
+func ruleCosts(path, text string) []placedRule {
+	crds, _, _ := catalog.Split(manifest.ReadLenient(path, []byte(text)))
+	var out []placedRule
+	for _, c := range crds {
+		est, err := cost.Estimate(c.CustomResourceDefinition)
+		if err != nil {
+			continue
+		}
+		seen := map[string]bool{} // a schema every version shares is estimated once
+		for _, v := range est.Versions {
+			for _, r := range v.Rules {
+				if seen[r.Path] {
+					continue
+				}
+				seen[r.Path] = true
+				line, column := c.Doc.Position(validate.PlaceOf(r.Path))
+				out = append(out, placedRule{Rule: r, line: line, column: column, total: v.TotalLimit})
+			}
+		}
+	}
+	return out
+}
+
+// costText is a rule's cost, in words, for a hover or a diagnostic.
+func costText(r placedRule) string {
+	return fmt.Sprintf("estimated cost %d: %.1f%% of the per-rule limit (%d), runs up to %s per object, %.2f%% of the per-CRD limit (%d)",
+		r.Cost, percent(r.Cost, r.Limit), r.Limit, runsText(r.Cardinality), percent(r.Cost, r.total), r.total)
+}
+
+func percent(cost, limit uint64) float64 { return 100 * float64(cost) / float64(limit) }
+
+func runsText(n uint64) string {
+	if n == ^uint64(0) {
+		return "unboundedly many times"
+	}
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+// costDiagnostics are information diagnostics on the rules whose cost
+// is at least warn percent of a limit (below the refusal, which validate
+// reports as an error).
+func costDiagnostics(lines []string, rules []placedRule, warn int) []protocol.Diagnostic {
+	if warn < 0 {
+		return nil
+	}
+	if warn == 0 {
+		warn = 50
+	}
+	var out []protocol.Diagnostic
+	for _, r := range rules {
+		if r.Over() || (percent(r.Cost, r.Limit) < float64(warn) && percent(r.Cost, r.total) < float64(warn)) {
+			continue
+		}
+		out = append(out, protocol.Diagnostic{Severity: protocol.DiagnosticSeverityInformation, Source: source, Code: "CELCost",
+			Message: "CEL rule " + costText(r), Range: rangeOf(lines, r.line, r.column, "rule", "CELCost")})
+	}
+	return out
+}
