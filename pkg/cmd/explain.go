@@ -84,8 +84,10 @@ func (o *ExplainOptions) Validate() error {
 	case o.Output == "markdown" && len(o.args) != 1:
 		return errors.New("-o markdown documents one TYPE[.FIELD...]")
 	case len(o.args) == 0:
+		//lint:ignore ST1005 kubectl's words, as kubectl explain prints them
 		return errors.New(`You must specify the type of resource to explain. Use "kubectl crd list" for the types there are.`)
 	case len(o.args) > 1:
+		//lint:ignore ST1005 kubectl's words, as kubectl explain prints them
 		return errors.New("We accept only this format: explain RESOURCE")
 	case o.MaxDepth > 0 && !o.Recursive:
 		return errors.New("--max-depth requires --recursive")

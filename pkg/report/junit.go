@@ -64,7 +64,7 @@ func (j *JUnit) Write(w io.Writer) error {
 			case c.Skipped != nil:
 				js.Skipped++
 			}
-			js.Cases = append(js.Cases, junitCase{Name: c.Name, Classname: c.Classname, Failure: c.Failure, Error: c.Error, Skipped: c.Skipped, SystemErr: c.SystemErr})
+			js.Cases = append(js.Cases, junitCase(c))
 		}
 		out.Tests += js.Tests
 		out.Failures += js.Failures
