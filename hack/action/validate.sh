@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The validate step of action.yml. FILES and CRDS are space-separated
-# paths; SARIF, when set, is where the SARIF report goes. The exit status
-# is validate's with -o github: 0 valid, 1 invalid, 2 input that cannot be
-# read or checked.
+# paths; OLD, when set, the CRDs as they were (git:origin/main:crds), to
+# compare CRDS with; SARIF, when set, is where the SARIF report goes. The
+# exit status is the worst of validate's and diff's with -o github: 0
+# valid, 1 invalid (or an upgrade that breaks something), 2 input that
+# cannot be read or checked.
 set -uo pipefail
 args=(--offline --strict-kinds -R)
 for path in $CRDS; do args+=(--crds "$path"); done
@@ -14,5 +16,17 @@ if [ -n "$SARIF" ]; then
 	"$RUNNER_TEMP/kubectl-crd" validate "${args[@]}" -o sarif > "$SARIF"
 	sarif_status=$?
 	if [ "$sarif_status" -gt 1 ]; then exit "$sarif_status"; fi
+fi
+if [ -n "$OLD" ]; then
+	if [ -z "$CRDS" ]; then
+		echo "::error::the old input compares the crds input with it: name the CRDs in crds" >&2
+		exit 2
+	fi
+	diff_args=(--no-objects)
+	for path in $OLD; do diff_args+=(--old "$path"); done
+	for path in $CRDS; do diff_args+=(-f "$path"); done
+	diff_status=0
+	"$RUNNER_TEMP/kubectl-crd" diff "${diff_args[@]}" -o github || diff_status=$?
+	if [ "$diff_status" -gt "$status" ]; then status=$diff_status; fi
 fi
 exit "$status"

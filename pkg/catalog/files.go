@@ -3,7 +3,6 @@ package catalog
 import (
 	"context"
 	"fmt"
-	"io"
 	"sort"
 	"sync"
 
@@ -123,31 +122,29 @@ func (f *fileCRD) keep(encoded []byte) {
 }
 
 // ReadFiles reads the CRDs in paths (files or directories, read
-// recursively; "-" for stdin), through index when it is not nil.
-// Documents of other kinds are ignored. The same CRD name defined twice is
-// an error naming both places.
-func ReadFiles(paths []string, stdin io.Reader, index *Index) (*Files, error) {
-	sources, err := manifest.Files(paths, true)
+// recursively, and what src reads: standard input, URLs, git revisions,
+// charts), files through index when it is not nil. Documents of other
+// kinds are ignored. The same CRD name defined twice is an error naming
+// both places.
+func ReadFiles(paths []string, src manifest.Sources, index *Index) (*Files, error) {
+	entries, err := manifest.Entries(paths, true, src)
 	if err != nil {
 		return nil, err
 	}
-	read := make([][]*fileCRD, len(sources))
-	errs := make([]error, len(sources))
-	for i, s := range sources {
-		if s == "-" {
+	read := make([][]*fileCRD, len(entries))
+	errs := make([]error, len(entries))
+	parallel.Each(len(entries), 1, func(i int) {
+		if t := entries[i].Text; t != nil {
 			var docs []manifest.Document
-			if docs, errs[i] = manifest.ReadAll("-", stdin); errs[i] == nil {
+			if docs, errs[i] = manifest.Read(t.Name, t.Data); errs[i] == nil {
 				read[i], errs[i] = fileCRDs(docs)
 			}
+			return
 		}
-	}
-	parallel.Each(len(sources), 1, func(i int) {
-		if sources[i] != "-" {
-			read[i], errs[i] = readCRDFile(sources[i], index)
-		}
+		read[i], errs[i] = readCRDFile(entries[i].Path, index)
 	})
 	f := &Files{byName: map[string]*fileCRD{}}
-	for i := range sources {
+	for i := range entries {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}

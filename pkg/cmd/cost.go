@@ -24,7 +24,7 @@ type CostOptions struct {
 	Output    string
 
 	types   []string
-	stdin   io.Reader
+	sources manifest.Sources
 	out     io.Writer
 	kube    *version.Version
 	catalog *catalog.Catalog
@@ -53,7 +53,7 @@ refuse a CRD for its rules' cost, 2 when the input cannot be read.`,
 		RunE:              run(f, o),
 		ValidArgsFunction: completeTypes(f),
 	}
-	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files or directories of CRDs to estimate (- for stdin).")
+	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files, directories, URLs, git:REV:PATH or Helm charts of CRDs to estimate (- for stdin).")
 	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(cost.Formats, ", ")+".")
 	_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(cost.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -62,7 +62,7 @@ refuse a CRD for its rules' cost, 2 when the input cannot be read.`,
 // Complete makes the catalog; the estimates are those of the Kubernetes
 // version answered as (its CEL libraries).
 func (o *CostOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
-	o.types, o.stdin, o.out = args, f.Streams.In, f.Streams.Out
+	o.types, o.sources, o.out = args, f.Sources(), f.Streams.Out
 	var err error
 	if o.kube, err = f.KubernetesVersion(len(o.Filenames) > 0); err != nil {
 		return err
@@ -115,7 +115,7 @@ func (o *CostOptions) crds(ctx context.Context) ([]*apiextensionsv1.CustomResour
 	if len(o.Filenames) == 0 {
 		return o.catalog.Named(ctx, o.types)
 	}
-	docs, err := manifest.ReadPaths(o.Filenames, true, o.stdin)
+	docs, err := manifest.ReadPaths(o.Filenames, true, o.sources)
 	if err != nil {
 		return nil, &factory.FlagError{Flag: "-f", Err: err}
 	}

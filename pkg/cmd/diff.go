@@ -57,8 +57,8 @@ breaks something, 2 when the input cannot be read.`,
   kubectl crd diff -f crd.yaml --check default-added=error --check field-added=ignore`,
 		RunE: run(f, o),
 	}
-	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files or directories of the new CRDs.")
-	c.Flags().StringArrayVar(&o.Old, "old", nil, "Files or directories of the CRDs as they are now (default: the cluster's).")
+	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files, directories, URLs, git:REV:PATH or Helm charts of the new CRDs.")
+	c.Flags().StringArrayVar(&o.Old, "old", nil, "Files, directories, URLs, git:REV:PATH or Helm charts of the CRDs as they are now (default: the cluster's).")
 	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(diff.Formats, ", ")+".")
 	c.Flags().StringArrayVar(&o.Checks, "check", nil, "NAME=error|warning|info|ignore: the severity of a check (repeatable).")
 	c.Flags().BoolVar(&o.NoObjects, "no-objects", false, "Do not read the stored objects.")
@@ -82,7 +82,7 @@ func (o *DiffOptions) Complete(f *factory.Factory, _ *cobra.Command, args []stri
 		return err
 	}
 	if len(o.Filenames) > 0 {
-		docs, err := manifest.ReadPaths(o.Filenames, true, f.Streams.In)
+		docs, err := manifest.ReadPaths(o.Filenames, true, f.Sources())
 		if err != nil {
 			return &factory.FlagError{Flag: "-f", Err: err}
 		}
@@ -91,7 +91,7 @@ func (o *DiffOptions) Complete(f *factory.Factory, _ *cobra.Command, args []stri
 		}
 	}
 	if len(o.Old) > 0 {
-		files, err := catalog.ReadFiles(o.Old, nil, catalog.NewIndex(f.IndexDir))
+		files, err := catalog.ReadFiles(o.Old, f.Sources(), catalog.NewIndex(f.IndexDir))
 		if err != nil {
 			return &factory.FlagError{Flag: "--old", Err: err}
 		}

@@ -106,11 +106,12 @@ func (o *GetOptions) Complete(f *factory.Factory, c *cobra.Command, args []strin
 // objects of -f (pkg/localapi), and discovery from the --crds files.
 func (o *GetOptions) kubectlFactory(ctx context.Context, f *factory.Factory, cat *catalog.Catalog, resolved []catalog.Resource) (cmdutil.Factory, error) {
 	tables := tabletransport.NewTables(tabletransport.CatalogLookup(cat, resolved))
-	if !f.Offline(false) {
-		return cmdutil.NewFactory(&tabletransport.Getter{ConfigFlags: f.ConfigFlags, Tables: tables}), nil
+	online := !f.Offline(false)
+	if err := localapi.SourcesToFiles(o.kubectl.Filenames, o.kubectl.Recursive, f.Sources(), online, f.OnCleanup); err != nil {
+		return nil, &factory.FlagError{Flag: "-f", Err: err}
 	}
-	if err := localapi.StdinToFile(o.kubectl.Filenames, f.Streams.In, f.OnCleanup); err != nil {
-		return nil, err
+	if online {
+		return cmdutil.NewFactory(&tabletransport.Getter{ConfigFlags: f.ConfigFlags, Tables: tables}), nil
 	}
 	server, err := localapi.ServerFor(ctx, cat, resolved, o.kubectl.Filenames, o.kubectl.Recursive)
 	if err != nil {

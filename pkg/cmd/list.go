@@ -58,7 +58,7 @@ file carries the CRD's creationTimestamp.`,
 	}
 	o.printFlags.AddFlags(c)
 	c.Flags().StringVarP(&o.LabelSelector, "selector", "l", "", "Selector (label query) on the CRDs' labels.")
-	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files or directories of CRDs to list instead of the cluster's.")
+	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files, directories, URLs, git:REV:PATH or Helm charts of CRDs to list instead of the cluster's.")
 	return c
 }
 
@@ -69,7 +69,7 @@ func (o *ListOptions) Complete(f *factory.Factory, _ *cobra.Command, args []stri
 	o.selector, _ = labels.Parse(o.LabelSelector)
 	o.printer, _ = o.printFlags.ToPrinter()
 	if len(o.Filenames) > 0 {
-		files, err := catalog.ReadFiles(o.Filenames, f.Streams.In, catalog.NewIndex(f.IndexDir))
+		files, err := catalog.ReadFiles(o.Filenames, f.Sources(), catalog.NewIndex(f.IndexDir))
 		if err != nil {
 			return &factory.FlagError{Flag: "-f", Err: err}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/crdtest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/version"
 )
@@ -22,7 +23,7 @@ type TestOptions struct {
 	Match  string
 
 	paths  []string
-	stdin  io.Reader
+	src    manifest.Sources
 	out    io.Writer
 	kube   *version.Version
 	runner crdtest.Runner
@@ -60,7 +61,7 @@ or a case cannot run (no such CRD, an initial object that is not YAML).`,
 // Complete makes the catalog the suites' CRDs are found in; the verdicts
 // are those of the Kubernetes version answered as.
 func (o *TestOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
-	o.paths, o.stdin, o.out = args, f.Streams.In, f.Streams.Out
+	o.paths, o.src, o.out = args, f.Sources(), f.Streams.Out
 	var err error
 	if o.kube, err = f.KubernetesVersion(false); err != nil {
 		return err
@@ -89,7 +90,7 @@ func (o *TestOptions) Validate() error {
 
 // Run reads the suites, runs them and prints the verdicts.
 func (o *TestOptions) Run(ctx context.Context) error {
-	suites, err := crdtest.Read(o.paths, o.stdin)
+	suites, err := crdtest.Read(o.paths, o.src)
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ type ValidateOptions struct {
 	AllowSkip   bool
 
 	args        []string
-	stdin       io.Reader
+	sources     manifest.Sources
 	out, errOut io.Writer
 	colour      bool
 	kube        *version.Version
@@ -66,7 +66,7 @@ be read or checked.`,
   kubectl crd validate -f crontab.yaml --crds examples/crds -o yaml`,
 		RunE: run(f, o),
 	}
-	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files or directories of objects to check; - for stdin.")
+	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files, directories, URLs, git:REV:PATH or Helm charts of objects to check; - for stdin.")
 	c.Flags().StringVarP(&o.Kustomize, "kustomize", "k", "", "Check the objects a kustomization directory builds.")
 	c.Flags().BoolVarP(&o.Recursive, "recursive", "R", false, "Read directories given with -f recursively.")
 	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(validate.Formats, ", ")+" (yaml: the valid objects as the server would store them; the report goes to stderr).")
@@ -75,7 +75,7 @@ be read or checked.`,
 	c.Flags().StringSliceVar(&o.SkipKinds, "skip-kinds", nil, "Kinds to skip unchecked, comma-separated: KIND, KIND.GROUP or GROUP/VERSION/KIND (v1/KIND for the core group).")
 	c.Flags().BoolVar(&o.Offline, "offline", false, "Never contact a cluster: CRDs come from --crds and the input only.")
 	c.Flags().BoolVar(&o.AllowSkip, "allow-skip-all", false, "Exit 0 when every object was skipped (by default that is an error: nothing was checked).")
-	c.Flags().StringArrayVar(&o.Old, "old", nil, "Files of the objects as they are now: an object found there is checked as an update of it.")
+	c.Flags().StringArrayVar(&o.Old, "old", nil, "Files, directories, URLs or git:REV:PATH of the objects as they are now: an object found there is checked as an update of it.")
 	return c
 }
 
@@ -85,7 +85,7 @@ be read or checked.`,
 // objects without a namespace go.
 func (o *ValidateOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
 	o.args = args
-	o.stdin, o.out, o.errOut, o.colour = f.Streams.In, f.Streams.Out, f.Streams.ErrOut, isTerminal(f.Streams.Out)
+	o.sources, o.out, o.errOut, o.colour = f.Sources(), f.Streams.Out, f.Streams.ErrOut, isTerminal(f.Streams.Out)
 	o.skip, o.skipErr = validate.SkipKinds(o.SkipKinds)
 	var err error
 	if o.env, o.kube, err = f.Environment(o.Offline, o.Old); err != nil {
@@ -150,7 +150,7 @@ func (o *ValidateOptions) read() (*manifest.Input, error) {
 		input, err := manifest.Kustomization(o.Kustomize)
 		return input, err
 	}
-	input, err := manifest.OpenPaths(append(o.Filenames, o.args...), o.Recursive, o.stdin)
+	input, err := manifest.OpenPaths(append(o.Filenames, o.args...), o.Recursive, o.sources)
 	if err != nil {
 		return nil, &factory.FlagError{Flag: "-f", Err: err}
 	}

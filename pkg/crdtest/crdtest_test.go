@@ -8,6 +8,7 @@ import (
 
 	"github.com/joshdk/go-junit"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 )
 
 func runner(t *testing.T) *Runner {
@@ -87,7 +88,7 @@ func TestJUnitReadByAConsumer(t *testing.T) {
 // TestTextReport: the failing cases at their place, the diff of a stored
 // object, the counts; nothing for cases that pass.
 func TestTextReport(t *testing.T) {
-	suites, err := Read([]string{"-"}, strings.NewReader(`name: S
+	suites, err := Read([]string{"-"}, manifest.Stdin(strings.NewReader(`name: S
 crdName: crontabs.stable.example.com
 tests:
   onCreate:
@@ -96,7 +97,7 @@ tests:
   - name: stores another object
     initial: "{apiVersion: stable.example.com/v1, kind: CronTab, spec: {replicas: 3}}"
     expected: "{apiVersion: stable.example.com/v1, kind: CronTab, spec: {replicas: 4}}"
-`))
+`)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ package crdtest
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
@@ -88,13 +87,13 @@ type Patch struct {
 	Value *any   `json:"value,omitempty"`
 }
 
-// Read reads the suites of paths (files, or directories read
-// recursively; "-" for stdin): each YAML document that has tests. A
-// document that is not a suite the format knows (an unknown field, a
-// value of the wrong type) is a suite that cannot run, with its place;
-// a file that cannot be read is an error.
-func Read(paths []string, stdin io.Reader) ([]*Suite, error) {
-	docs, err := manifest.ReadPaths(paths, true, stdin)
+// Read reads the suites of paths (files, directories read recursively,
+// and what src reads: "-" for stdin, URLs, git revisions): each YAML
+// document that has tests. A document that is not a suite the format
+// knows (an unknown field, a value of the wrong type) is a suite that
+// cannot run, with its place; a file that cannot be read is an error.
+func Read(paths []string, src manifest.Sources) ([]*Suite, error) {
+	docs, err := manifest.ReadPaths(paths, true, src)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +120,8 @@ func decode(d *manifest.Document) *Suite {
 		s.Err = &manifest.Error{File: d.File, Line: d.Line, Msg: "not a test suite: " + strings.TrimPrefix(err.Error(), "json: ")}
 		return s
 	}
-	for _, e := range strict {
+	if len(strict) > 0 { // the first is said: the suite cannot run
+		e := strict[0]
 		path, ok := builtin.UnknownField(e)
 		if !ok {
 			path = e.Error()

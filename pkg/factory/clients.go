@@ -84,7 +84,7 @@ func (f *Factory) Catalog(noCluster bool) (*catalog.Catalog, error) {
 	case len(f.CRDPaths) > 0:
 		// A path given twice is read once (shell completion parses the
 		// flags twice, too).
-		files, err := catalog.ReadFiles(uniquePaths(f.CRDPaths), f.Streams.In, catalog.NewIndex(f.IndexDir))
+		files, err := catalog.ReadFiles(uniquePaths(f.CRDPaths), f.Sources(), catalog.NewIndex(f.IndexDir))
 		if err != nil {
 			return nil, &FlagError{Flag: "--crds", Err: err}
 		}
@@ -157,7 +157,7 @@ func (f *Factory) Environment(noCluster bool, old []string) (*validate.Environme
 		return nil, nil, err
 	}
 	env, err := validate.NewEnvironment(validate.Setting{Catalog: cat, Cluster: cluster, Namespace: f.Namespace(noCluster),
-		Old: old, KubernetesVersion: kube})
+		Old: old, Sources: f.Sources(), KubernetesVersion: kube})
 	if err != nil {
 		return nil, nil, &FlagError{Flag: "--old", Err: err}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/internal/interrupt"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -57,6 +58,10 @@ type Factory struct {
 	version   resolved
 	cleanupMu sync.Mutex
 	cleanups  []func()
+
+	sourceFlags sourceFlags
+	sourcesOnce sync.Once
+	sources     manifest.Sources
 }
 
 // New makes a Factory writing to streams.
@@ -71,14 +76,15 @@ func New(streams genericiooptions.IOStreams) *Factory {
 }
 
 // AddFlags adds the kubeconfig flags, --crds, --kubernetes-version,
-// --crd-cache-dir and klog's -v.
+// --crd-cache-dir, the flags of sources (URLs, charts) and klog's -v.
 func (f *Factory) AddFlags(flags *pflag.FlagSet) {
 	f.flags = flags
 	f.ConfigFlags.AddFlags(flags)
 	addKlogFlags(flags)
-	flags.StringArrayVar(&f.CRDPaths, "crds", nil, "Read CustomResourceDefinitions from this file or directory (recursively) instead of the cluster; repeatable, - for stdin")
+	flags.StringArrayVar(&f.CRDPaths, "crds", nil, "Read CustomResourceDefinitions from this file, directory (recursively), URL, git:REVISION:PATH or Helm chart instead of the cluster; repeatable, - for stdin")
 	flags.StringVar(&f.kubernetesVersion, "kubernetes-version", "", "Answer as this Kubernetes version (MAJOR.MINOR) answers: CEL libraries, schema formats, feature-gated fields, built-in kinds served; default: the cluster's, offline the newest")
 	flags.StringVar(&f.IndexDir, "crd-cache-dir", defaultIndexDir(), "Where the index of --crds files is kept, so that later runs decode only the CRDs they use ($"+indexDirEnv+"); \"\" switches it off")
+	f.sourceFlags.add(flags)
 }
 
 // addKlogFlags adds klog's -v and hides the rest of its flags, as kubectl

@@ -14,7 +14,11 @@ import (
 // again on the new factory's flags, so that every kubeconfig flag (and
 // any kubectl adds) carries over.
 func (f *Factory) WithSettings(crds []string, context string) *Factory {
-	g := New(f.Streams)
+	// The settings' sources read no standard input: the editor's
+	// connection may be on it.
+	streams := f.Streams
+	streams.In = nil
+	g := New(streams)
 	flags := pflag.NewFlagSet("settings", pflag.ContinueOnError)
 	g.AddFlags(flags)
 	if f.flags != nil {

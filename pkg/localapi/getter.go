@@ -2,10 +2,11 @@ package localapi
 
 import (
 	"context"
-	"io"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
@@ -118,32 +119,45 @@ func (g *Getter) ToRESTMapper() (meta.RESTMapper, error) {
 	return g.mapper, nil
 }
 
-// StdinToFile saves standard input to a file when it is among filenames
-// ("-"), and names that file in its place, so that both kubectl's reader
-// and the local server can read it; cleanup is given the file's removal.
-func StdinToFile(filenames []string, stdin io.Reader, cleanup func(func())) error {
+// SourcesToFiles writes what src reads for filenames (standard input,
+// URLs, git revisions, charts) to files, one per text, and names their
+// directory in the source's place, so that both kubectl's reader and the
+// local server read them; cleanup is given their removal. With keepStdin,
+// "-" is left to kubectl's own reader.
+func SourcesToFiles(filenames []string, recursive bool, src manifest.Sources, keepStdin bool, cleanup func(func())) error {
+	fileSafe := strings.NewReplacer("/", "_", ":", "_", "#", "_", " ", "_", "\\", "_")
 	for i, name := range filenames {
-		if name != "-" {
+		if name == "-" && keepStdin {
 			continue
 		}
-		dir, err := os.MkdirTemp("", "kubectl-crd-stdin-")
+		texts, ok, err := src.Texts(name, recursive)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		dir, err := os.MkdirTemp("", "kubectl-crd-source-")
 		if err != nil {
 			return err
 		}
 		cleanup(func() { os.RemoveAll(dir) })
-		docs, err := manifest.ReadAll("-", stdin)
-		if err != nil {
-			return err
+		for j, t := range texts {
+			docs, err := manifest.Read(t.Name, t.Data)
+			if err != nil {
+				return err
+			}
+			var data []byte
+			for _, d := range docs {
+				data = append(append(data, d.JSON...), '\n')
+			}
+			// Named after the text, for kubectl's messages that name the file.
+			file := fmt.Sprintf("%04d-%s.json", j, fileSafe.Replace(t.Name))
+			if err := os.WriteFile(filepath.Join(dir, file), data, 0o600); err != nil {
+				return err
+			}
 		}
-		var data []byte
-		for _, d := range docs {
-			data = append(append(data, d.JSON...), '\n')
-		}
-		path := filepath.Join(dir, "stdin.json")
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			return err
-		}
-		filenames[i] = path
+		filenames[i] = dir
 	}
 	return nil
 }

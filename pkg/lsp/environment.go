@@ -98,16 +98,20 @@ func newEnvironment(e *validate.Environment, crdPaths []string) *environment {
 	return env
 }
 
-// stamps are the modification times of the files of paths.
+// stamps are the modification times of the files of paths (a path that
+// is not a local file, such as a URL or a git revision, has none: it is
+// read again only when the settings change).
 func stamps(paths []string) map[string]time.Time {
 	out := map[string]time.Time{}
-	files, err := manifest.Files(paths, true)
-	if err != nil {
-		return out
-	}
-	for _, f := range files {
-		if st, err := os.Stat(f); err == nil {
-			out[f] = st.ModTime()
+	for _, p := range paths {
+		files, err := manifest.Files([]string{p}, true)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			if st, err := os.Stat(f); err == nil {
+				out[f] = st.ModTime()
+			}
 		}
 	}
 	return out

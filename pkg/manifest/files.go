@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,11 +11,12 @@ import (
 // them; a file named explicitly is read whatever its ending.
 var Extensions = []string{".json", ".yaml", ".yml"}
 
-// ReadPaths reads every path: "-" is standard input, a directory is read
-// for files with one of Extensions (recursively when recursive is set), any
-// other path is read as a file.
-func ReadPaths(paths []string, recursive bool, stdin io.Reader) ([]Document, error) {
-	return strict(ReadPathsLenient(paths, recursive, stdin))
+// ReadPaths reads every path: what src reads ("-", standard input, and
+// the sources package's URLs, git revisions and charts), a directory's
+// files with one of Extensions (recursively when recursive is set), any
+// other path as a file.
+func ReadPaths(paths []string, recursive bool, src Sources) ([]Document, error) {
+	return strict(ReadPathsLenient(paths, recursive, src))
 }
 
 // ReadPathsLenient reads as ReadPaths does, except that a document that
@@ -24,8 +24,8 @@ func ReadPaths(paths []string, recursive bool, stdin io.Reader) ([]Document, err
 // returned as a Document with Err set, and reading goes on. Paths that
 // cannot be read are still errors. Documents are decoded on every core;
 // they are in the order of paths, and of the files in each directory.
-func ReadPathsLenient(paths []string, recursive bool, stdin io.Reader) ([]Document, error) {
-	chunks, err := SplitPaths(paths, recursive, stdin)
+func ReadPathsLenient(paths []string, recursive bool, src Sources) ([]Document, error) {
+	chunks, err := SplitPaths(paths, recursive, src)
 	if err != nil {
 		return nil, err
 	}
@@ -34,8 +34,8 @@ func ReadPathsLenient(paths []string, recursive bool, stdin io.Reader) ([]Docume
 
 // SplitPaths reads every path as ReadPathsLenient does and finds the
 // documents of each file, without decoding them.
-func SplitPaths(paths []string, recursive bool, stdin io.Reader) ([]Chunk, error) {
-	in, err := OpenPaths(paths, recursive, stdin)
+func SplitPaths(paths []string, recursive bool, src Sources) ([]Chunk, error) {
+	in, err := OpenPaths(paths, recursive, src)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func filesOf(path string, recursive bool) ([]string, error) {
 			}
 			return nil
 		}
-		if hasExtension(p) {
+		if HasExtension(p) {
 			files = append(files, p)
 		}
 		return nil
@@ -112,7 +112,8 @@ func readFileLenient(path string) ([]Document, error) {
 	return readLenient(path, data), nil
 }
 
-func hasExtension(p string) bool {
+// HasExtension tells whether p ends in one of Extensions (in any case).
+func HasExtension(p string) bool {
 	ext := strings.ToLower(filepath.Ext(p))
 	for _, e := range Extensions {
 		if ext == e {

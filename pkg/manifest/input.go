@@ -24,29 +24,23 @@ type source struct {
 	first os.FileInfo // a file as it was when first read
 }
 
-// OpenPaths lists the files of paths as ReadPaths reads them: "-" is
-// standard input, a directory gives its files with one of Extensions
-// (recursively when recursive is set), any other path is a file. Standard
-// input is read now.
-func OpenPaths(paths []string, recursive bool, stdin io.Reader) (*Input, error) {
-	files, err := Files(paths, recursive)
+// OpenPaths lists the files of paths as ReadPaths reads them: what src
+// reads ("-", standard input, and the sources package's URLs, git
+// revisions and charts: read now), a directory's files with one of
+// Extensions (recursively when recursive is set), any other path as a
+// file.
+func OpenPaths(paths []string, recursive bool, src Sources) (*Input, error) {
+	entries, err := Entries(paths, recursive, src)
 	if err != nil {
 		return nil, err
 	}
 	in := &Input{}
-	read := false
-	for _, f := range files {
-		s := &source{name: f}
-		if f == "-" {
-			s.kept = true
-			if !read { // one reader of stdin (a second "-" reads what is left: nothing)
-				read = true
-				if s.data, err = io.ReadAll(stdin); err != nil {
-					return nil, &Error{File: f, Msg: err.Error()}
-				}
-			}
+	for _, e := range entries {
+		if e.Text != nil {
+			in.sources = append(in.sources, &source{name: e.Text.Name, data: e.Text.Data, kept: true})
+		} else {
+			in.sources = append(in.sources, &source{name: e.Path})
 		}
-		in.sources = append(in.sources, s)
 	}
 	return in, nil
 }

@@ -28,7 +28,7 @@ func walk(t *testing.T, in *Input) ([]chunkOf, error) {
 // open opens paths, failing the test if it cannot.
 func open(t *testing.T, stdin io.Reader, paths ...string) *Input {
 	t.Helper()
-	in, err := OpenPaths(paths, false, stdin)
+	in, err := OpenPaths(paths, false, Stdin(stdin))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -62,6 +64,9 @@ type Setting struct {
 	// an object found there is checked as an update of it; none: the
 	// cluster's objects, if there is a cluster.
 	Old []string
+	// Sources reads the Old paths that are not local files (URLs, git
+	// revisions, charts; nil: files only).
+	Sources manifest.Sources
 	// KubernetesVersion is the version answered as (nil: the newest).
 	KubernetesVersion *version.Version
 }
@@ -85,7 +90,7 @@ func NewEnvironment(s Setting) (*Environment, error) {
 	}
 	switch {
 	case len(s.Old) > 0:
-		env.Options.Old, env.Options.OldCRD, err = oldFromFiles(s.Old, env.Options.Namespace)
+		env.Options.Old, env.Options.OldCRD, err = oldFromFiles(s.Old, s.Sources, env.Options.Namespace)
 	case s.Cluster.Err != nil:
 		// The cluster that would answer cannot be asked.
 		env.Options.Old = func(context.Context, schema.GroupVersionKind, schema.GroupVersionResource, string, string) (map[string]any, error) {

@@ -54,8 +54,8 @@ func liveCRDs(client apiextensionsclient.CustomResourceDefinitionInterface) OldC
 // there without status is taken as the server keeps it once it has
 // created it and established it: its storage version stored, its names
 // accepted.
-func oldFromFiles(paths []string, namespace string) (OldLookup, OldCRD, error) {
-	docs, err := manifest.ReadPaths(paths, true, nil)
+func oldFromFiles(paths []string, src manifest.Sources, namespace string) (OldLookup, OldCRD, error) {
+	docs, err := manifest.ReadPaths(paths, true, src)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,6 +7,7 @@ package action
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,7 +60,9 @@ func TestAction(t *testing.T) {
 	examples := filepath.Join(root, "examples")
 
 	// run runs the action's steps with the inputs given, as a runner
-	// would, and returns the last step's output and exit status.
+	// would, in workDir (a new directory when ""), and returns the last
+	// step's output and exit status.
+	workDir := ""
 	run := func(inputs map[string]string) (string, int) {
 		t.Helper()
 		var out bytes.Buffer
@@ -76,7 +79,10 @@ func TestAction(t *testing.T) {
 			}
 			out.Reset()
 			cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step.Run)
-			cmd.Dir, cmd.Env = t.TempDir(), env
+			cmd.Dir, cmd.Env = workDir, env
+			if workDir == "" {
+				cmd.Dir = t.TempDir()
+			}
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Run(); err != nil {
 				if ee, ok := err.(*exec.ExitError); ok {
@@ -132,6 +138,59 @@ func TestAction(t *testing.T) {
 	if _, code = run(map[string]string{"files": filepath.Join(t.TempDir(), "missing.yaml")}); code != 2 {
 		t.Errorf("a file that is not there: exit %d, want 2", code)
 	}
+
+	// A pull request's CRDs against the base branch's: a tightened bound
+	// is annotated on the CRD and fails the job; the CRDs unchanged pass.
+	workDir = crdRepo(t, filepath.Join(examples, "crds", "crontab.yaml"))
+	crds := filepath.Join(workDir, "crds")
+	out, code = run(map[string]string{"files": filepath.Join(examples, "objects", "valid"), "crds": crds, "old": "git:HEAD~1:crds"})
+	if code != 1 || !strings.Contains(out, "::error file="+filepath.Join(crds, "crontab.yaml")+",line=") || !strings.Contains(out, "maximum 10 is now 5") {
+		t.Errorf("a tightened bound against git:HEAD~1:crds: exit %d\n%s", code, out)
+	}
+	if out, code = run(map[string]string{"files": filepath.Join(examples, "objects", "valid"), "crds": crds, "old": "git:HEAD:crds"}); code != 0 {
+		t.Errorf("the CRDs against themselves: exit %d\n%s", code, out)
+	}
+}
+
+// crdRepo makes a git repository whose crds/ holds crd, then the same
+// with its first maximum: 10 tightened to 5, committed on top.
+func crdRepo(t *testing.T, crd string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	text, err := os.ReadFile(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []func() error{
+		func() error { return os.MkdirAll(filepath.Join(dir, "crds"), 0o755) },
+		func() error { return os.WriteFile(filepath.Join(dir, "crds", "crontab.yaml"), text, 0o644) },
+		func() error { return git(dir, "init", "-q") },
+		func() error { return git(dir, "add", ".") },
+		func() error { return git(dir, "commit", "-q", "-m", "the CRD") },
+		func() error {
+			tight := strings.Replace(string(text), "maximum: 10", "maximum: 5", 1)
+			return os.WriteFile(filepath.Join(dir, "crds", "crontab.yaml"), []byte(tight), 0o644)
+		},
+		func() error { return git(dir, "commit", "-q", "-am", "tighter") },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func git(dir string, args ...string) error {
+	cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@example.com"}, args...)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("git %v: %v\n%s", args, err, out)
+	}
+	return nil
 }
 
 // substitute puts the inputs (or their defaults) in for ${{ inputs.NAME }},

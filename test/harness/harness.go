@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -98,8 +99,27 @@ var RunTimeout = 3 * time.Minute
 // b.Kubeconfig; env adds to (or overrides) that.
 func (b *Bin) Run(t testing.TB, name string, env []string, args ...string) Result {
 	t.Helper()
+	return b.RunIn(t, "", name, env, args...)
+}
+
+// RunIn runs a binary as Run does, in directory dir ("": the test's).
+func (b *Bin) RunIn(t testing.TB, dir, name string, env []string, args ...string) Result {
+	t.Helper()
+	return b.run(t, dir, "", name, env, args...)
+}
+
+// RunStdin runs a binary as Run does, with stdin as its standard input.
+func (b *Bin) RunStdin(t testing.TB, stdin, name string, env []string, args ...string) Result {
+	t.Helper()
+	return b.run(t, "", stdin, name, env, args...)
+}
+
+func (b *Bin) run(t testing.TB, dir, stdin, name string, env []string, args ...string) Result {
+	t.Helper()
 	home := t.TempDir()
 	cmd := exec.Command(filepath.Join(b.Dir, name), args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append([]string{
 		"PATH=" + b.Dir,
 		"HOME=" + home,

@@ -1,0 +1,72 @@
+// Package sources reads CRDs and objects from where they live when that
+// is not a file on this machine: standard input, a URL (an operator's
+// release), a git revision of the repository the command runs in (the CRD
+// before this change), and a Helm chart (the CRDs of its crds/ files). It is the one reader of these for every verb: the
+// factory makes a Sources from the flags, and every reader of paths
+// (manifest.OpenPaths, manifest.ReadPaths, catalog.ReadFiles) asks it
+// first.
+package sources
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/helmchart"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+)
+
+// Options say how sources are read.
+type Options struct {
+	// Stdin is read for "-".
+	Stdin io.Reader
+	// Timeout bounds the fetch of one URL, as --request-timeout bounds a
+	// request to the cluster (0: no bound but the connection's own).
+	Timeout time.Duration
+	// CacheDir keeps what URLs answered, by URL and ETag, and asks again
+	// with If-None-Match ("": nothing is kept).
+	CacheDir string
+	// InsecureHTTP lets http:// URLs be read, unencrypted.
+	InsecureHTTP bool
+	// Dir is where git is asked ("": the current directory).
+	Dir string
+	// Transport fetches URLs (nil: one through the environment's proxy,
+	// as the cluster's client goes).
+	Transport http.RoundTripper
+}
+
+// Sources reads the sources Options describe. It is a manifest.Sources.
+type Sources struct {
+	o     Options
+	stdin manifest.Sources
+}
+
+// New makes Sources reading as o says.
+func New(o Options) *Sources {
+	return &Sources{o: o, stdin: manifest.Stdin(o.Stdin)}
+}
+
+// Texts reads path when it names a source: "-", a URL (https://, or
+// http:// when allowed), git:REV:PATH, or a Helm chart (a directory with
+// a Chart.yaml, or a .tgz). Anything else is a path for the file system.
+func (s *Sources) Texts(path string, recursive bool) ([]manifest.Text, bool, error) {
+	var texts []manifest.Text
+	var err error
+	switch {
+	case path == "-":
+		return s.stdin.Texts(path, recursive)
+	case strings.HasPrefix(path, "https://") || strings.HasPrefix(path, "http://"):
+		texts, err = s.url(path)
+	case strings.HasPrefix(path, gitPrefix):
+		texts, err = s.git(path, recursive)
+	case helmchart.Is(path):
+		texts, err = helmchart.Read(path)
+	default:
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, &manifest.Error{File: path, Msg: err.Error(), Unopened: true}
+	}
+	return texts, true, nil
+}
