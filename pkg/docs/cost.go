@@ -30,7 +30,7 @@ func ruleCosts(crd *apiextensionsv1.CustomResourceDefinition, version string, fi
 			continue
 		}
 		for _, r := range v.Rules {
-			text := fmt.Sprintf("cost %s of the rule limit, %s of the CRD limit", share(r.Cost, r.Limit), share(r.Cost, v.TotalLimit))
+			text := fmt.Sprintf("cost %d (%s of the rule limit, %s of the CRD limit)", r.Cost, share(r.Cost, r.Limit), share(r.Cost, v.TotalLimit))
 			if r.Field == "(the object)" {
 				root[costKey("", r.Rule)] = text
 				continue
