@@ -58,7 +58,7 @@ input cannot be read, a CRD is missing or a version is unknown.`,
 		RunE:              run(f, o),
 		ValidArgsFunction: completeTypeAndName(f),
 	}
-	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files, directories, URLs, git:REV:PATH or Helm charts of objects to convert; - for stdin.")
+	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files, directories, URLs or git:REV:PATH of objects to convert; - for stdin.")
 	c.Flags().BoolVarP(&o.Recursive, "recursive", "R", false, "Read directories given with -f recursively.")
 	c.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: yaml (default) or json; with --round-trip or --check: text (default) or json.")
 	c.Flags().StringVar(&o.OutputVersion, "output-version", "", "The version to convert to: GROUP/VERSION, or VERSION for every object's group (default: each CRD's preferred version).")

@@ -66,7 +66,7 @@ be read or checked.`,
   kubectl crd validate -f crontab.yaml --crds examples/crds -o yaml`,
 		RunE: run(f, o),
 	}
-	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files, directories, URLs, git:REV:PATH or Helm charts of objects to check; - for stdin.")
+	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files, directories, URLs or git:REV:PATH of objects to check; - for stdin.")
 	c.Flags().StringVarP(&o.Kustomize, "kustomize", "k", "", "Check the objects a kustomization directory builds.")
 	c.Flags().BoolVarP(&o.Recursive, "recursive", "R", false, "Read directories given with -f recursively.")
 	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(validate.Formats, ", ")+" (yaml: the valid objects as the server would store them; the report goes to stderr).")

@@ -1,10 +1,10 @@
 // Package sources reads CRDs and objects from where they live when that
 // is not a file on this machine: standard input, a URL (an operator's
 // release), a git revision of the repository the command runs in (the CRD
-// before this change), and a Helm chart (the CRDs of its crds/ files). It is the one reader of these for every verb: the
-// factory makes a Sources from the flags, and every reader of paths
-// (manifest.OpenPaths, manifest.ReadPaths, catalog.ReadFiles) asks it
-// first.
+// before this change), and a Helm chart (the CRDs of its crds/ files).
+// It is the one reader of these for every verb: the factory makes a
+// Sources from the flags, and every reader of paths (manifest.OpenPaths,
+// manifest.ReadPaths, catalog.ReadFiles) asks it first.
 package sources
 
 import (
