@@ -65,20 +65,7 @@ func (c *Catalog) suggest(arg string) []string {
 			}
 		}
 	}
-	out := make([]string, 0, len(best))
-	for k := range best {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if best[out[i]] != best[out[j]] {
-			return best[out[i]] < best[out[j]]
-		}
-		return out[i] < out[j]
-	})
-	if len(out) > maxSuggestions {
-		out = out[:maxSuggestions]
-	}
-	return out
+	return closestFirst(best)
 }
 
 func maxDistance(s string) int {
@@ -122,13 +109,19 @@ func Closest(want string, candidates []string) []string {
 			best[c] = d
 		}
 	}
-	out := make([]string, 0, len(best))
-	for c := range best {
-		out = append(out, c)
+	return closestFirst(best)
+}
+
+// closestFirst are the names of distance, nearest first (then by name),
+// at most a few.
+func closestFirst(distance map[string]int) []string {
+	out := make([]string, 0, len(distance))
+	for name := range distance {
+		out = append(out, name)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if best[out[i]] != best[out[j]] {
-			return best[out[i]] < best[out[j]]
+		if distance[out[i]] != distance[out[j]] {
+			return distance[out[i]] < distance[out[j]]
 		}
 		return out[i] < out[j]
 	})
