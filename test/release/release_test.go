@@ -65,7 +65,7 @@ type platform struct {
 var shaRule = regexp.MustCompile(`^[a-f0-9]{64}$`)
 
 // allPlatformsVar names the environment variable that makes TestDist
-// build the six release archives (.ci/run sets it); by default it builds
+// build the six release archives (before a release); by default it builds
 // the host's only, which keeps a contributor's go test ./... short.
 const allPlatformsVar = "KUBECTL_CRD_RELEASE_ALL"
 
