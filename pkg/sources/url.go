@@ -24,6 +24,8 @@ import (
 // above them and only stops a download that is not a manifest at all.
 const MaxURLSize = 64 << 20
 
+var errTooLarge = fmt.Errorf("larger than %d MiB, the most read from a URL", MaxURLSize>>20)
+
 // url reads one URL: its text named by the URL, so that positions read
 // URL:line:col.
 func (s *Sources) url(raw string) ([]manifest.Text, error) {
@@ -84,13 +86,15 @@ func (s *Sources) fetch(u *url.URL) ([]byte, error) {
 		return cached.read()
 	case resp.StatusCode != http.StatusOK:
 		return nil, errors.New(resp.Status)
+	case resp.ContentLength > MaxURLSize: // said before it is sent
+		return nil, errTooLarge
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxURLSize+1))
 	if err != nil {
 		return nil, s.fetchError(err)
 	}
 	if len(data) > MaxURLSize {
-		return nil, fmt.Errorf("larger than %d MiB, the most read from a URL", MaxURLSize>>20)
+		return nil, errTooLarge
 	}
 	cached.write(resp.Header.Get("ETag"), data)
 	return data, nil
