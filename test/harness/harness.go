@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -52,23 +51,20 @@ func (b *Bin) Outputs() []string {
 
 // Build builds kubectl-crd (with TestVersion stamped) and kubectl into a
 // new temporary directory. repoRoot is the module's root. When the tests
-// run with -race, both are built with it too: kubectl-crd so that a race it
-// detects prints "WARNING: DATA RACE" and makes the command exit 66, and
-// kubectl so that its build reuses the race-built packages it shares with
-// kubectl-crd (all but about a hundred of its 900) instead of compiling
-// them all once more without the detector.
+// run with -race, kubectl-crd is built with it too: a race it detects
+// prints "WARNING: DATA RACE" and makes the command exit 66.
 func Build(repoRoot string) (*Bin, error) {
 	dir, err := os.MkdirTemp("", "kubectl-crd-bin-")
 	if err != nil {
 		return nil, err
 	}
-	build := []string{"build"}
+	plugin := []string{"build", "-o", filepath.Join(dir, "kubectl-crd"), "-ldflags", "-X github.com/kubectl-crd/kubectl-crd/pkg/cmd.Version=" + TestVersion}
 	if raceDetector {
-		build = append(build, "-race")
+		plugin = append(plugin, "-race")
 	}
 	builds := [][]string{
-		slices.Concat(build, []string{"-o", filepath.Join(dir, "kubectl-crd"), "-ldflags", "-X github.com/kubectl-crd/kubectl-crd/pkg/cmd.Version=" + TestVersion, "./cmd/kubectl-crd"}),
-		slices.Concat(build, []string{"-o", filepath.Join(dir, "kubectl"), "./test/kubectl"}),
+		append(plugin, "./cmd/kubectl-crd"),
+		{"build", "-o", filepath.Join(dir, "kubectl"), "./test/kubectl"},
 	}
 	for _, args := range builds {
 		cmd := exec.Command("go", args...)
