@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
@@ -16,7 +17,10 @@ type document struct {
 	path    string
 	version int32
 	text    string
-	lines   []string // text's lines, made when first asked for
+	// lines splits text when first asked for. A document is read by the
+	// diagnoser and by hover and completion at once, so the split is made
+	// once, whoever asks first.
+	lines func() []string
 
 	// What its last check found, for hover and completion: the CRDs in
 	// the document, and the cache of the checks of a document with CRDs
@@ -27,16 +31,16 @@ type document struct {
 	cacheFor string
 }
 
-func (d *document) textLines() []string {
-	if d.lines == nil {
-		d.lines = strings.Split(d.text, "\n")
-	}
-	return d.lines
+func newDocument(uri protocol.DocumentURI, version int32, text string) *document {
+	return &document{uri: uri, path: filename(uri), version: version, text: text,
+		lines: sync.OnceValue(func() []string { return strings.Split(text, "\n") })}
 }
+
+func (d *document) textLines() []string { return d.lines() }
 
 func (s *Server) open(uri protocol.DocumentURI, version int32, text string) {
 	s.mu.Lock()
-	s.docs[uri] = &document{uri: uri, path: filename(uri), version: version, text: text}
+	s.docs[uri] = newDocument(uri, version, text)
 	s.mu.Unlock()
 	s.diag.want(uri)
 }
@@ -53,11 +57,10 @@ func (s *Server) change(p protocol.DidChangeTextDocumentParams) error {
 		return rpcError(-32602, "%s is not open", p.TextDocument.URI)
 	}
 	// Copy on write: a check under way keeps the text it started with.
-	next := *d
-	next.version = p.TextDocument.Version
-	next.text = p.ContentChanges[len(p.ContentChanges)-1].Text
-	next.lines = nil
-	s.docs[p.TextDocument.URI] = &next
+	// What the last check found stays until the next one replaces it.
+	next := newDocument(d.uri, p.TextDocument.Version, p.ContentChanges[len(p.ContentChanges)-1].Text)
+	next.crds, next.cache, next.cacheFor = d.crds, d.cache, d.cacheFor
+	s.docs[p.TextDocument.URI] = next
 	s.mu.Unlock()
 	s.diag.want(p.TextDocument.URI)
 	return nil

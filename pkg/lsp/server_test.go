@@ -165,6 +165,37 @@ func TestHoverAndCompletion(t *testing.T) {
 	}
 }
 
+// TestDocumentReadWhileChanged: the diagnoser reads a document's lines
+// with no lock while edits replace it, copying what the last check found.
+// Under -race this fails if reading the lines writes to the document.
+func TestDocumentReadWhileChanged(t *testing.T) {
+	s := &Server{log: discardLogger(), docs: map[protocol.DocumentURI]*document{}}
+	s.diag = newDiagnoser(s)
+	uri := protocol.DocumentURI("file:///tmp/changed.yaml")
+	s.open(uri, 1, "a\nb\n")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 2000 {
+			if lines := s.doc(uri).textLines(); len(lines) != 3 || lines[1] != "b" {
+				t.Errorf("lines: %q", lines)
+				return
+			}
+		}
+	}()
+	for v := int32(2); v < 2000; v++ {
+		change := protocol.DidChangeTextDocumentParams{TextDocument: protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}, Version: v},
+			ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: fmt.Sprintf("a%d\nb\n", v)}}}
+		if err := s.change(change); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	if d := s.doc(uri); d.version != 1999 || d.textLines()[0] != "a1999" {
+		t.Errorf("last version %d: %q", d.version, d.textLines())
+	}
+}
+
 // TestRobustness: a message that is not JSON-RPC, an unknown method and a
 // request before its document is open are answered or skipped, and the
 // server goes on; a client that goes away ends it with an error.
