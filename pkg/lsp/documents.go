@@ -31,8 +31,8 @@ type document struct {
 	cacheFor string
 }
 
-func newDocument(uri protocol.DocumentURI, version int32, text string) *document {
-	return &document{uri: uri, path: filename(uri), version: version, text: text,
+func newDocument(uri protocol.DocumentURI, path string, version int32, text string) *document {
+	return &document{uri: uri, path: path, version: version, text: text,
 		lines: sync.OnceValue(func() []string { return strings.Split(text, "\n") })}
 }
 
@@ -40,7 +40,7 @@ func (d *document) textLines() []string { return d.lines() }
 
 func (s *Server) open(uri protocol.DocumentURI, version int32, text string) {
 	s.mu.Lock()
-	s.docs[uri] = newDocument(uri, version, text)
+	s.docs[uri] = newDocument(uri, filename(uri), version, text)
 	s.mu.Unlock()
 	s.diag.want(uri)
 }
@@ -58,7 +58,7 @@ func (s *Server) change(p protocol.DidChangeTextDocumentParams) error {
 	}
 	// Copy on write: a check under way keeps the text it started with.
 	// What the last check found stays until the next one replaces it.
-	next := newDocument(d.uri, p.TextDocument.Version, p.ContentChanges[len(p.ContentChanges)-1].Text)
+	next := newDocument(d.uri, d.path, p.TextDocument.Version, p.ContentChanges[len(p.ContentChanges)-1].Text)
 	next.crds, next.cache, next.cacheFor = d.crds, d.cache, d.cacheFor
 	s.docs[p.TextDocument.URI] = next
 	s.mu.Unlock()
