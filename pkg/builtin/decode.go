@@ -98,6 +98,10 @@ var typeErrorMessage = sync.OnceValue(func() *regexp.Regexp {
 // list indexes the decoder leaves out found in body: the first value at
 // that path of the JSON type the error names. It is "" when the error
 // names no field.
+// TypeErrorField is typeErrorField for the decoders of other packages
+// (a custom resource's metadata).
+func TypeErrorField(msg string, body []byte) string { return typeErrorField(msg, body) }
+
 func typeErrorField(msg string, body []byte) string {
 	m := typeErrorMessage().FindStringSubmatch(msg)
 	if m == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
@@ -153,6 +154,12 @@ func ReadFiles(paths []string, src manifest.Sources, index *Index) (*Files, erro
 				return nil, err
 			}
 		}
+	}
+	if len(f.crds) == 0 {
+		// A source named for its CRDs that holds none is a mistake (a
+		// wrong directory, a path from the wrong place): nothing would be
+		// checked.
+		return nil, fmt.Errorf("no CustomResourceDefinition in %s", strings.Join(paths, ", "))
 	}
 	f.sorted()
 	return f, nil

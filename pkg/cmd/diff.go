@@ -24,8 +24,10 @@ type DiffOptions struct {
 	NoObjects   bool
 	ShowObjects int
 
-	args    []string
-	news    []catalog.InputCRD
+	args []string
+	news []catalog.InputCRD
+	// olds are the --old CRDs (none online).
+	olds    []*catalog.CRD
 	upgrade diff.Upgrade
 	out     io.Writer
 }
@@ -95,6 +97,9 @@ func (o *DiffOptions) Complete(f *factory.Factory, _ *cobra.Command, args []stri
 		if err != nil {
 			return &factory.FlagError{Flag: "--old", Err: err}
 		}
+		if o.olds, err = files.List(context.Background()); err != nil {
+			return &factory.FlagError{Flag: "--old", Err: err}
+		}
 		o.upgrade.Olds = catalog.New(files, nil)
 		return nil
 	}
@@ -131,6 +136,22 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	var reports []diff.Report
 	for _, n := range o.news {
 		r, err := o.upgrade.Report(ctx, n)
+		if err != nil {
+			return err
+		}
+		reports = append(reports, r)
+	}
+	// Old files' CRDs that no new one replaces are removed.
+	replaced := map[string]bool{}
+	for _, n := range o.news {
+		replaced[n.CRD.Name] = true
+	}
+	for _, old := range o.olds {
+		if replaced[old.Name] {
+			continue
+		}
+		replaced[old.Name] = true
+		r, err := o.upgrade.Removed(old)
 		if err != nil {
 			return err
 		}

@@ -47,9 +47,13 @@ type Rule struct {
 	// the rule can run per object (math.MaxUint64: unbounded).
 	Estimate    uint64 `json:"estimate"`
 	Cardinality uint64 `json:"cardinality"`
-	// MessageExpressionCost is the messageExpression's (times the
-	// cardinality), which counts toward the total too.
+	// MessageExpressionCost is the messageExpression's estimated cost.
+	// The server compares it with the per-rule limit as it is, not times
+	// the cardinality, and adds it to the total once.
 	MessageExpressionCost uint64 `json:"messageExpressionCost,omitempty"`
+	// MessageExpressionPath is the messageExpression's place as the server
+	// names it ("" without one).
+	MessageExpressionPath string `json:"messageExpressionPath,omitempty"`
 	// Error is the rule's compile error, if it does not compile.
 	Error string `json:"error,omitempty"`
 	// Drivers are the unbounded fields that make the cost what it is.
@@ -57,8 +61,10 @@ type Rule struct {
 	// Calls are the rule's calls whose cost grows with their input.
 	Calls []string `json:"calls,omitempty"`
 	// Contributes: the total is over its limit, and the server names this
-	// rule among the (at most four) most expensive that made it so.
-	Contributes bool `json:"contributes,omitempty"`
+	// rule among the (at most four) most expensive that made it so;
+	// MessageExpressionContributes: it names the rule's messageExpression.
+	Contributes                  bool `json:"contributes,omitempty"`
+	MessageExpressionContributes bool `json:"messageExpressionContributes,omitempty"`
 
 	// on is where the rule is: its node, and the nodes above it.
 	on []node
@@ -67,10 +73,17 @@ type Rule struct {
 // Over tells whether the server refuses the rule for its cost.
 func (r Rule) Over() bool { return r.Cost > r.Limit }
 
+// MessageExpressionOver tells whether the server refuses the rule's
+// messageExpression for its cost.
+func (r Rule) MessageExpressionOver() bool { return r.MessageExpressionCost > r.Limit }
+
 // Version is the estimate of one version's schema (a CRD whose versions
 // share one schema is one estimate, given for each).
 type Version struct {
 	Name string `json:"name"`
+	// Schema is the schema's place as the server names it in its
+	// refusal of the total (spec.versions[0].schema.openAPIV3Schema).
+	Schema string `json:"schema,omitempty"`
 	// Total is the sum the server compares with the per-CRD limit.
 	Total      uint64 `json:"total"`
 	TotalLimit uint64 `json:"totalLimit"`
@@ -119,7 +132,7 @@ func Estimate(crd *apiextensionsv1.CustomResourceDefinition) (CRD, error) {
 // estimate walks a schema as the server's CRD validation does, compiling
 // the rules of each node where the server does.
 func estimate(root *apiextensions.JSONSchemaProps, path *field.Path) Version {
-	v := Version{TotalLimit: CRDLimit, Rules: []Rule{}}
+	v := Version{Schema: path.String(), TotalLimit: CRDLimit, Rules: []Rule{}}
 	top := node{schema: root, path: path, edit: func(f func(*apiextensions.JSONSchemaProps)) { f(root) }}
 	walk(top, validation.RootCELContext(root), nil, func(on []node, ctx *validation.CELSchemaContext) {
 		rules := compile(on, ctx)
@@ -136,22 +149,35 @@ func estimate(root *apiextensions.JSONSchemaProps, path *field.Path) Version {
 	return v
 }
 
-// markContributors marks the rules the server names when it refuses a
-// total: the four most expensive (in the order it meets them when costs
-// are equal) of those costing at least 1% of the limit.
+// markContributors marks the expressions the server names when it
+// refuses a total: the four most expensive (in the order it meets them
+// when costs are equal: a rule, then its messageExpression) of those
+// costing at least 1% of the limit.
 func markContributors(rules []Rule) {
-	var top []int
+	type expression struct {
+		rule    int
+		message bool
+		cost    uint64
+	}
+	var top []expression
 	for i, r := range rules {
 		if r.Cost >= CRDLimit/100 {
-			top = append(top, i)
+			top = append(top, expression{i, false, r.Cost})
+		}
+		if r.MessageExpressionPath != "" && r.MessageExpressionCost >= CRDLimit/100 {
+			top = append(top, expression{i, true, r.MessageExpressionCost})
 		}
 	}
-	sort.SliceStable(top, func(a, b int) bool { return rules[top[a]].Cost > rules[top[b]].Cost })
-	for k, i := range top {
+	sort.SliceStable(top, func(a, b int) bool { return top[a].cost > top[b].cost })
+	for k, e := range top {
 		if k == 4 {
 			break
 		}
-		rules[i].Contributes = true
+		if e.message {
+			rules[e.rule].MessageExpressionContributes = true
+		} else {
+			rules[e.rule].Contributes = true
+		}
 	}
 }
 
@@ -229,8 +255,10 @@ func compile(on []node, ctx *validation.CELSchemaContext) []Rule {
 		r := Rule{Path: at.Child("rule").String(), Field: orRoot(on[len(on)-1].field), Rule: s.XValidations[i].Rule, Limit: RuleLimit, Estimate: cr.MaxCost,
 			Cardinality: cardinality(cr, ctx), on: on}
 		r.Cost = mul(cr.MaxCost, r.Cardinality)
-		if cr.MessageExpression != nil {
-			r.MessageExpressionCost = mul(cr.MessageExpressionMaxCost, r.Cardinality)
+		// The server counts a messageExpression that compiles, once.
+		if cr.MessageExpression != nil && cr.MessageExpressionError == nil {
+			r.MessageExpressionCost = cr.MessageExpressionMaxCost
+			r.MessageExpressionPath = at.Child("messageExpression").String()
 		}
 		if cr.Error != nil {
 			r.Error = cr.Error.Detail
@@ -277,8 +305,9 @@ func Refusal(costName string, cost, limit uint64) string {
 
 // The server's names of the costs it refuses.
 const (
-	RuleCostName  = "estimated rule cost"
-	TotalCostName = "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema"
+	RuleCostName              = "estimated rule cost"
+	MessageExpressionCostName = "estimated messageExpression cost"
+	TotalCostName             = "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema"
 )
 
 // Factor is how the server words how far a cost exceeds its limit:

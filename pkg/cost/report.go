@@ -26,7 +26,7 @@ func (r Report) Over() bool {
 				return true
 			}
 			for _, rule := range v.Rules {
-				if rule.Over() {
+				if rule.Over() || rule.MessageExpressionOver() {
 					return true
 				}
 			}
@@ -99,6 +99,16 @@ func details(r Rule) []string {
 	}
 	if r.Contributes {
 		out = append(out, "named by the server among the rules that make the total too high")
+	}
+	if r.MessageExpressionPath != "" && (r.MessageExpressionOver() || r.MessageExpressionContributes) {
+		s := fmt.Sprintf("messageExpression: cost %s (%s of the rule limit)", number(r.MessageExpressionCost), share(r.MessageExpressionCost, r.Limit))
+		if r.MessageExpressionOver() {
+			s += "; refused: " + Refusal(MessageExpressionCostName, r.MessageExpressionCost, r.Limit)
+		}
+		if r.MessageExpressionContributes {
+			s += "; named by the server among the expressions that make the total too high"
+		}
+		out = append(out, s)
 	}
 	if len(r.Drivers) > 0 {
 		var ds []string

@@ -30,6 +30,8 @@ type Check struct {
 // recognised; object-refused and field-pruned are the impact on stored
 // objects.
 var Checks = []Check{
+	{"crd-added", Info, "a CRD is new: nothing it replaces, nothing stored"},
+	{"crd-removed", Error, "a CRD of the old files is not in the new ones: a tool that prunes what it no longer applies deletes the CRD, and the server deletes every object of it"},
 	{"scope-changed", Error, "the CRD's scope changed (the server refuses it once the CRD is established)"},
 	{"kind-changed", Error, "the CRD's kind changed (the server refuses it once the CRD is established)"},
 	{"names-changed", Info, "the singular, list kind, short names or categories changed"},

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -159,7 +160,7 @@ func TestEachCheck(t *testing.T) {
 	}
 	// Every check but the object ones has a case here.
 	for _, c := range Checks {
-		if _, ok := tests[c.Name]; !ok && !slices.Contains([]string{"name-conflict", "object-refused", "field-pruned"}, c.Name) {
+		if _, ok := tests[c.Name]; !ok && !slices.Contains([]string{"name-conflict", "object-refused", "field-pruned", "crd-added", "crd-removed"}, c.Name) {
 			t.Errorf("check %s is not tested", c.Name)
 		}
 	}
@@ -255,4 +256,38 @@ func summary(counts map[string]int) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, ", ")
+}
+
+// TestAddedAndRemoved: a new CRD that replaces nothing is reported as
+// added (an info), an old one that nothing replaces as removed (an error
+// unless --check says otherwise), at its place in the old file.
+func TestAddedAndRemoved(t *testing.T) {
+	ctx := context.Background()
+	old := base()
+	added := base()
+	added.Name, added.Spec.Group = "things.other.example.com", "other.example.com"
+	files, err := catalog.NewFiles([]*catalog.CRD{{CustomResourceDefinition: old, Origin: "old/things.yaml:3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &Upgrade{Olds: catalog.New(files, nil)}
+	r, err := u.Report(ctx, catalog.InputCRD{CRD: &catalog.CRD{CustomResourceDefinition: added}, Doc: &manifest.Document{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Changes) != 1 || r.Changes[0].Check != "crd-added" || r.Changes[0].Severity != Info || r.Summary.Breaking {
+		t.Errorf("added: %+v", r)
+	}
+	r, err = u.Removed(&catalog.CRD{CustomResourceDefinition: old, Origin: "old/things.yaml:3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Changes) != 1 || r.Changes[0].Check != "crd-removed" || r.Changes[0].Severity != Error || !r.Summary.Breaking ||
+		r.File != "old/things.yaml" || r.Changes[0].Line != 3 {
+		t.Errorf("removed: %+v", r)
+	}
+	u.Checks = []string{"crd-removed=warning"}
+	if r, err = u.Removed(&catalog.CRD{CustomResourceDefinition: old, Origin: "old/things.yaml:3"}); err != nil || r.Summary.Breaking {
+		t.Errorf("removed at warning: %+v, %v", r, err)
+	}
 }

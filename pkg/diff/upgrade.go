@@ -3,6 +3,8 @@ package diff
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/pagedlist"
@@ -52,6 +54,8 @@ func (u *Upgrade) Report(ctx context.Context, n catalog.InputCRD) (Report, error
 	changes := NameConflicts(n.CRD.CustomResourceDefinition, catalog.Definitions(others))
 	if found == nil {
 		// A new CRD: nothing it replaces, nothing stored.
+		changes = append(changes, Change{Location: "metadata.name", Check: "crd-added",
+			Message: fmt.Sprintf("CustomResourceDefinition %s is new", n.CRD.Name)})
 		return u.judged(r, n, changes)
 	}
 	old := found.CustomResourceDefinition
@@ -113,4 +117,32 @@ func (u *Upgrade) scan(ctx context.Context, old, newCRD *apiextensionsv1.CustomR
 		return counts, fmt.Errorf("listing %s: %w", gvr.GroupResource(), err)
 	}
 	return counts, nil
+}
+
+// Removed is the report of an old CRD that no new one replaces (when old
+// and new files are compared): it would be deleted by whatever prunes what
+// it no longer applies, with all its objects.
+func (u *Upgrade) Removed(old *catalog.CRD) (Report, error) {
+	file, line := old.Origin, 0
+	if i := strings.LastIndexByte(old.Origin, ':'); i > 0 {
+		if n, err := strconv.Atoi(old.Origin[i+1:]); err == nil {
+			file, line = old.Origin[:i], n
+		}
+	}
+	r := Report{CRD: old.Name, File: file, Changes: []Change{}, Objects: []ObjectImpact{}}
+	if u.KubernetesVersion != nil {
+		r.KubernetesVersion = u.KubernetesVersion.String()
+	}
+	changes := []Change{{Check: "crd-removed", Message: fmt.Sprintf("CustomResourceDefinition %s (%s) is not in the new CRDs", old.Name, old.Origin)}}
+	var err error
+	if r.Changes, err = Judge(changes, u.Checks); err != nil {
+		return r, err
+	}
+	for i := range r.Changes {
+		if line > 0 {
+			r.Changes[i].Line, r.Changes[i].Column = line, 1
+		}
+	}
+	r.Summarize()
+	return r, nil
 }

@@ -66,9 +66,14 @@ func (s *Sources) git(spec string, recursive bool) ([]manifest.Text, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A path from the current directory stays one in the files' names.
+	here := ""
+	if strings.HasPrefix(dir, "./") {
+		here = "./"
+	}
 	texts := make([]manifest.Text, len(names))
 	for i, n := range names {
-		texts[i] = manifest.Text{Name: gitPrefix + rev + ":" + path.Join(dir, n), Data: blobs[i]}
+		texts[i] = manifest.Text{Name: gitPrefix + rev + ":" + here + path.Join(dir, n), Data: blobs[i]}
 	}
 	return texts, nil
 }
@@ -84,7 +89,10 @@ func orTop(dir string) string {
 // (links and submodules are not files), in the order a directory of them
 // is read on disk: by name, a directory's files where its name sorts.
 func (s *Sources) gitTree(tree string, recursive bool) (names, oids []string, err error) {
-	args := []string{"ls-tree", "-z"}
+	// --full-tree: run in a subdirectory, ls-tree would list only the
+	// tree's entries under that subdirectory's path (nothing, for a tree
+	// that is not the top).
+	args := []string{"ls-tree", "-z", "--full-tree"}
 	if recursive {
 		args = append(args, "-r")
 	}

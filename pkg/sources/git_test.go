@@ -121,6 +121,32 @@ func TestGitRevisions(t *testing.T) {
 	}
 }
 
+// TestGitFromASubdirectory: run in a subdirectory, a ./ or ../ path is
+// read from there, as git reads REV:./PATH, and a path from the top still
+// from the top.
+func TestGitFromASubdirectory(t *testing.T) {
+	dir := repo(t)
+	src := New(Options{Dir: filepath.Join(dir, "crds")})
+	for spec, want := range map[string][]string{
+		"git:HEAD:./a":      {"git:HEAD:./a/inner.yaml"},
+		"git:HEAD:../other": {"git:HEAD:../other/c.yaml"},
+		"git:HEAD:other":    {"git:HEAD:other/c.yaml"},
+		"git:HEAD~1:./":     {"git:HEAD~1:./a.yaml", "git:HEAD~1:./b.json"},
+	} {
+		texts, ok, err := src.Texts(spec, false)
+		if !ok || err != nil {
+			t.Fatalf("%s: ok %v, %v", spec, ok, err)
+		}
+		var names []string
+		for _, x := range texts {
+			names = append(names, x.Name)
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("%s: read %q, want %q", spec, names, want)
+		}
+	}
+}
+
 func TestGitErrors(t *testing.T) {
 	dir := repo(t)
 	for _, c := range []struct{ dir, spec, want string }{

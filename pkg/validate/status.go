@@ -23,7 +23,11 @@ func (v *Validator) UpdateStatus(ctx context.Context, obj, old map[string]any) R
 		return Result{Err: fmt.Errorf("%s has no status subresource", v.gvk.GroupKind())}
 	}
 	u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
-	res := Result{Unknown: PruneAndDefault(u.Object, v.structural, v.preserveUnknownFields)}
+	unknown, err := decodeBody(u.Object, v.structural, v.preserveUnknownFields)
+	if err != nil {
+		return Result{Err: err}
+	}
+	res := Result{Unknown: unknown}
 	o := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(old)}
 	namespace := ""
 	if v.strategy.NamespaceScoped() {

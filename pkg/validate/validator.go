@@ -118,7 +118,11 @@ func (v *Validator) Create(ctx context.Context, obj map[string]any, namespace st
 // object as the server would store it.
 func (v *Validator) create(ctx context.Context, obj map[string]any, namespace string) Result {
 	u := &unstructured.Unstructured{Object: obj}
-	res := Result{Unknown: PruneAndDefault(u.Object, v.structural, v.preserveUnknownFields)}
+	unknown, err := decodeBody(u.Object, v.structural, v.preserveUnknownFields)
+	if err != nil {
+		return Result{Err: err}
+	}
+	res := Result{Unknown: unknown}
 	if v.strategy.NamespaceScoped() {
 		// kubectl sends an object to its own namespace.
 		if ns := u.GetNamespace(); ns != "" {
@@ -151,7 +155,11 @@ func (v *Validator) Update(ctx context.Context, obj, old map[string]any) Result 
 // changed).
 func (v *Validator) update(ctx context.Context, obj, old map[string]any) Result {
 	u := &unstructured.Unstructured{Object: obj}
-	res := Result{Unknown: PruneAndDefault(u.Object, v.structural, v.preserveUnknownFields)}
+	unknown, err := decodeBody(u.Object, v.structural, v.preserveUnknownFields)
+	if err != nil {
+		return Result{Err: err}
+	}
+	res := Result{Unknown: unknown}
 	o := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(old)}
 	PruneAndDefault(o.Object, v.structural, v.preserveUnknownFields)
 	namespace := ""

@@ -1,134 +1,136 @@
 package corpus
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/cost"
+	"github.com/kubectl-crd/kubectl-crd/test/harness"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
-	"k8s.io/apiserver/pkg/cel/environment"
 	"sigs.k8s.io/yaml"
 )
 
-// TestCostOfEveryCorpusRule: kubectl crd cost over every corpus CRD the
-// server took, in one run of the binary (in seconds, without a crash),
-// prints for every rule the cost the server's estimator gives it, called
-// here directly as the oracle: the rule compiled at its node, times the
-// cardinality of the node's context.
-func TestCostOfEveryCorpusRule(t *testing.T) {
+// TestCostOfEveryCorpusCRDMatchesTheServer: kubectl crd cost over every
+// corpus CRD the server took, in one run of the binary (in seconds,
+// without a crash), foresees no refusal; and over the same CRDs with every
+// maxItems, maxLength and maxProperties removed, where many rules and
+// totals cross the server's limits, it foresees exactly the cost refusals
+// of the server's own CRD validation (the function the CRD strategy calls
+// on create): which rule, messageExpression or schema, and the factor.
+func TestCostOfEveryCorpusCRDMatchesTheServer(t *testing.T) {
 	needCorpus(t)
-	dir := t.TempDir()
-	n := 0
-	for project, crds := range projects {
-		var docs []byte
-		for _, crd := range crds {
-			data, err := yaml.Marshal(crd)
-			if err != nil {
+	ctx := context.Background()
+	for _, unbounded := range []bool{false, true} {
+		dir := t.TempDir()
+		var all []*apiextensionsv1.CustomResourceDefinition
+		for project, crds := range projects {
+			var docs []byte
+			for _, crd := range crds {
+				if unbounded {
+					var err error
+					if crd, err = withoutBounds(crd); err != nil {
+						t.Fatal(err)
+					}
+				}
+				all = append(all, crd)
+				data, err := yaml.Marshal(crd)
+				if err != nil {
+					t.Fatal(err)
+				}
+				docs = append(append(docs, "---\n"...), data...)
+			}
+			if err := os.WriteFile(filepath.Join(dir, project+".yaml"), docs, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			docs = append(append(docs, "---\n"...), data...)
-			n++
 		}
-		if err := os.WriteFile(filepath.Join(dir, project+".yaml"), docs, 0o644); err != nil {
-			t.Fatal(err)
+		start := time.Now()
+		r := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, "cost", "-f", dir, "-o", "json")
+		elapsed := time.Since(start)
+		var report cost.Report
+		if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil || r.Code > 1 {
+			t.Fatalf("exit %d, %v\n%s", r.Code, err, r.Stderr)
 		}
-	}
-	start := time.Now()
-	r := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, "cost", "-f", dir, "-o", "json")
-	elapsed := time.Since(start)
-	var report cost.Report
-	if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil || r.Code != 0 {
-		t.Fatalf("exit %d (the server took these CRDs: none is over), %v\n%s", r.Code, err, r.Stderr)
-	}
-	printed := map[string]uint64{}
-	for _, c := range report.CRDs {
-		for _, v := range c.Versions {
-			for _, rule := range v.Rules {
-				printed[c.Name+" "+rule.Path] = rule.Cost
-			}
+		estimates := map[string]cost.CRD{}
+		for _, c := range report.CRDs {
+			estimates[c.Name] = c
 		}
-	}
-	rules := 0
-	for _, crds := range projects {
-		for _, crd := range crds {
+		refused, refusals := 0, 0
+		for _, crd := range all {
 			internal := &apiextensions.CustomResourceDefinition{}
 			if err := catalog.Scheme().Convert(crd, internal, nil); err != nil {
 				t.Fatal(err)
 			}
-			for path, want := range oracle(internal) {
-				rules++
-				if got, ok := printed[crd.Name+" "+path]; !ok || got != want {
-					t.Errorf("%s %s: kubectl crd cost prints %d (%v), the estimator gives %d", crd.Name, path, got, ok, want)
-				}
+			var lines []string
+			for _, e := range validation.ValidateCustomResourceDefinition(ctx, internal) {
+				lines = append(lines, e.Error())
+			}
+			want := harness.CostCauses(lines)
+			est, ok := estimates[crd.Name]
+			if !ok {
+				t.Errorf("%s: not in the report", crd.Name)
+				continue
+			}
+			if got := harness.CostRefusals(est); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%s (unbounded %v): the server's validation refuses\n%s\nkubectl crd cost foresees\n%s", crd.Name, unbounded, strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+			if len(want) > 0 {
+				refused++
+				refusals += len(want)
 			}
 		}
-	}
-	if rules != len(printed) {
-		t.Errorf("kubectl crd cost printed %d rules, the estimator found %d", len(printed), rules)
-	}
-	t.Logf("%d CRDs, %d rules, in %v (%d MiB at most)", n, rules, elapsed.Round(time.Millisecond), r.PeakRSS>>20)
-	if elapsed > 30*time.Second {
-		t.Errorf("cost took %v over the corpus", elapsed)
+		if wantCode := map[bool]int{false: 0, true: 1}[unbounded]; r.Code != wantCode {
+			t.Errorf("unbounded %v: exit %d, want %d", unbounded, r.Code, wantCode)
+		}
+		t.Logf("unbounded %v: %d CRDs, %d refused by the server for cost (%d refusals), in %v (%d MiB at most)", unbounded, len(all), refused, refusals, elapsed.Round(time.Millisecond), r.PeakRSS>>20)
+		if unbounded && refused < 20 {
+			t.Errorf("only %d CRDs without their bounds are refused: the comparison would prove little", refused)
+		}
+		if elapsed > 30*time.Second {
+			t.Errorf("cost took %v over the corpus", elapsed)
+		}
 	}
 }
 
-// oracle gives each rule of a CRD (by the path the server names it by)
-// the cost the server's estimator gives it.
-func oracle(crd *apiextensions.CustomResourceDefinition) map[string]uint64 {
-	out := map[string]uint64{}
-	var visit func(s *apiextensions.JSONSchemaProps, p *field.Path, ctx *validation.CELSchemaContext)
-	visit = func(s *apiextensions.JSONSchemaProps, p *field.Path, ctx *validation.CELSchemaContext) {
-		if len(s.XValidations) > 0 && ctx != nil {
-			if info, err := ctx.TypeInfo(); err == nil && info != nil {
-				results, err := cel.Compile(info.Schema, info.DeclType, celconfig.PerCallLimit,
-					environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()), cel.NewExpressionsEnvLoader())
-				if err == nil {
-					for i, cr := range results {
-						card := cr.MaxCardinality
-						if ctx.MaxCardinality != nil {
-							card = *ctx.MaxCardinality
-						}
-						c := cr.MaxCost * card
-						if card != 0 && c/card != cr.MaxCost {
-							c = ^uint64(0)
-						}
-						out[p.Child("x-kubernetes-validations").Index(i).Child("rule").String()] = c
-					}
-				}
+// withoutBounds is crd with every maxItems, maxLength and maxProperties
+// of its schemas removed.
+func withoutBounds(crd *apiextensionsv1.CustomResourceDefinition) (*apiextensionsv1.CustomResourceDefinition, error) {
+	data, err := json.Marshal(crd)
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return nil, err
+	}
+	var strip func(any)
+	strip = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			delete(v, "maxItems")
+			delete(v, "maxLength")
+			delete(v, "maxProperties")
+			for _, c := range v {
+				strip(c)
+			}
+		case []any:
+			for _, c := range v {
+				strip(c)
 			}
 		}
-		if a := s.AdditionalProperties; a != nil && a.Schema != nil {
-			visit(a.Schema, p.Child("additionalProperties"), ctx.ChildAdditionalPropertiesContext(a.Schema))
-		}
-		names := make([]string, 0, len(s.Properties))
-		for name := range s.Properties {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			prop := s.Properties[name]
-			visit(&prop, p.Child("properties").Key(name), ctx.ChildPropertyContext(&prop, name))
-		}
-		if it := s.Items; it != nil && it.Schema != nil {
-			visit(it.Schema, p.Child("items"), ctx.ChildItemsContext(it.Schema))
-		}
 	}
-	if v := crd.Spec.Validation; v != nil && v.OpenAPIV3Schema != nil {
-		visit(v.OpenAPIV3Schema, field.NewPath("spec", "validation", "openAPIV3Schema"), validation.RootCELContext(v.OpenAPIV3Schema))
+	spec, _ := obj["spec"].(map[string]any)
+	strip(spec["versions"])
+	if data, err = json.Marshal(obj); err != nil {
+		return nil, err
 	}
-	for i, v := range crd.Spec.Versions {
-		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
-			visit(v.Schema.OpenAPIV3Schema, field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema"), validation.RootCELContext(v.Schema.OpenAPIV3Schema))
-		}
-	}
-	return out
+	out := &apiextensionsv1.CustomResourceDefinition{}
+	return out, json.Unmarshal(data, out)
 }

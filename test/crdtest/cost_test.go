@@ -5,23 +5,25 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/cost"
+	"github.com/kubectl-crd/kubectl-crd/test/harness"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// TestCostMatchesTheServer: for CRDs whose rules cross the per-rule and
-// the per-CRD limits, kube-apiserver refuses each rule and total kubectl
-// crd cost says it refuses, with the same factor, and nothing else for
-// cost; a CRD that fits is created; and each CRD given the bound cost
-// suggests for a rule is no longer refused for that rule.
+// TestCostMatchesTheServer: for CRDs whose rules and messageExpressions
+// cross the per-expression and the per-CRD limits, kube-apiserver refuses
+// each expression and total kubectl crd cost says it refuses, with the same
+// factor, and nothing else for cost; the CRDs that fit (one with a
+// messageExpression under a large cardinality) are created; and each CRD
+// given the bound cost suggests for a rule is created, or else no longer
+// refused for that rule.
 func TestCostMatchesTheServer(t *testing.T) {
 	ctx := context.Background()
 	file := filepath.Join(repoRoot, "test/testdata/cost/expensive.yaml")
@@ -47,13 +49,13 @@ func TestCostMatchesTheServer(t *testing.T) {
 	for _, c := range report.CRDs {
 		byName[c.Name] = c
 	}
-	refusals, fits := 0, 0
+	refusals, fits, bounds, created := 0, 0, 0, 0
 	for _, c := range list {
 		est, ok := byName[c.Name]
 		if !ok {
 			t.Fatalf("%s: not in the report", c.Name)
 		}
-		want := wantedRefusals(est)
+		want := harness.CostRefusals(est)
 		_, err := crds.Create(ctx, fresh(c.CustomResourceDefinition), metav1.CreateOptions{})
 		got := costCauses(t, err)
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -78,46 +80,35 @@ func TestCostMatchesTheServer(t *testing.T) {
 					t.Fatal(err)
 				}
 				_, err := crds.Create(ctx, bounded, metav1.CreateOptions{})
+				bounds++
+				if err == nil {
+					created++
+				}
 				causes := costCauses(t, err)
 				for _, cause := range causes {
 					if strings.HasPrefix(cause, rule.Path+": ") {
 						t.Errorf("%s with %s %d on %s: still refused: %s", c.Name, d.Keyword, *d.Bound, d.Field, cause)
 					}
 				}
+				// Where the rule was all the server refused, the bound
+				// makes the CRD one the server creates.
+				if len(want) == 1 && err != nil {
+					t.Errorf("%s with %s %d on %s: not created: %v", c.Name, d.Keyword, *d.Bound, d.Field, err)
+				}
 				_ = crds.Delete(ctx, c.Name, metav1.DeleteOptions{})
 			}
 		}
 	}
-	if refusals < 4 || fits != 1 {
+	if bounds == 0 || created == 0 {
+		t.Errorf("%d bounds tried, %d CRDs created with one: the test data should have rules a bound makes fit", bounds, created)
+	}
+	if refusals < 5 || fits != 2 {
 		t.Errorf("%d refusals and %d CRDs that fit: the test data should cross each limit", refusals, fits)
 	}
 }
 
-// wantedRefusals are the server's refusals cost foresees: a rule over
-// its limit, the rules it names as making a total too high, a schema
-// whose total is over its own.
-func wantedRefusals(c cost.CRD) []string {
-	var out []string
-	v := c.Versions[0] // the versions of these CRDs share one schema
-	var contributors []string
-	for _, r := range v.Rules {
-		if r.Over() {
-			out = append(out, r.Path+": Forbidden: "+cost.Refusal(cost.RuleCostName, r.Cost, r.Limit))
-		}
-		if r.Contributes {
-			contributors = append(contributors, r.Path+": Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema")
-		}
-	}
-	sort.Strings(contributors)
-	out = append(out, contributors...)
-	if v.Over() {
-		out = append(out, "spec.validation.openAPIV3Schema: Forbidden: "+cost.Refusal(cost.TotalCostName, v.Total, v.TotalLimit))
-	}
-	return out
-}
-
 // costCauses are the causes of a CRD's refusal that are about cost,
-// sorted as cost sorts them (rules, then the total).
+// sorted as harness.CostRefusals sorts its own.
 func costCauses(t *testing.T, err error) []string {
 	t.Helper()
 	if err == nil {
@@ -127,20 +118,11 @@ func costCauses(t *testing.T, err error) []string {
 	if !errors.As(err, &se) || se.ErrStatus.Details == nil {
 		t.Fatalf("not an Invalid status: %v", err)
 	}
-	var rules, contributors, totals []string
+	var lines []string
 	for _, c := range se.ErrStatus.Details.Causes {
-		line := c.Field + ": " + c.Message
-		switch {
-		case strings.Contains(c.Message, "contributed to estimated rule cost total"):
-			contributors = append(contributors, line)
-		case strings.Contains(c.Message, "estimated rule cost total"):
-			totals = append(totals, line)
-		case strings.Contains(c.Message, "estimated rule cost exceeds"):
-			rules = append(rules, line)
-		}
+		lines = append(lines, c.Field+": "+c.Message)
 	}
-	sort.Strings(contributors)
-	return append(append(rules, contributors...), totals...)
+	return harness.CostCauses(lines)
 }
 
 // fresh is a CRD as a user creates it.

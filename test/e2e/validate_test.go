@@ -32,7 +32,10 @@ func TestValidateMatchesServerDryRun(t *testing.T) {
 	if _, err := testCluster.LoadCRDs(ctx, filepath.Join(runaway, "crd.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	paths := []string{objectDir, filepath.Join(repoRoot, "examples/objects"), filepath.Join(updates, "ledgers.new.yaml"), filepath.Join(repoRoot, "test/testdata/badcrds"), filepath.Join(runaway, "pairings.yaml")}
+	// Metadata with unknown, misspelt, misplaced and mistyped fields, at
+	// the top and in an embedded resource.
+	metadata := filepath.Join(repoRoot, "test/testdata/metadata")
+	paths := []string{objectDir, filepath.Join(repoRoot, "examples/objects"), filepath.Join(updates, "ledgers.new.yaml"), filepath.Join(repoRoot, "test/testdata/badcrds"), filepath.Join(runaway, "pairings.yaml"), metadata}
 	report := validate.Report{Results: validateJSON(t, paths...)}
 	docs, err := manifest.ReadPaths(paths, true, nil)
 	if err != nil {
@@ -63,6 +66,9 @@ func TestValidateMatchesServerDryRun(t *testing.T) {
 		})
 	}
 	t.Logf("%d objects (%v): kubectl crd validate and the server agree on %d", len(docs), operations, agree)
+	if operations["create Feature"] < 8 {
+		t.Errorf("operations %v: want the metadata cases checked", operations)
+	}
 	if operations["update Ledger"] != 3 || operations["create CustomResourceDefinition"] != 4 {
 		t.Errorf("operations %v: want the 3 ledgers that exist checked as updates and the 4 CRDs as creates", operations)
 	}

@@ -1,0 +1,55 @@
+package harness
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/cost"
+)
+
+// CostRefusals are the server's refusals that a cost estimate foresees
+// for a CRD, as "FIELD: Forbidden: MESSAGE": a rule or messageExpression
+// over the per-expression limit, the expressions the server names as
+// making a total too high, a schema whose total is over its limit. Sorted,
+// each once (versions that share a schema share its refusals).
+func CostRefusals(c cost.CRD) []string {
+	const forbidden = ": Forbidden: "
+	var out []string
+	for _, v := range c.Versions {
+		for _, r := range v.Rules {
+			if r.Over() {
+				out = append(out, r.Path+forbidden+cost.Refusal(cost.RuleCostName, r.Cost, r.Limit))
+			}
+			if r.MessageExpressionOver() {
+				out = append(out, r.MessageExpressionPath+forbidden+cost.Refusal(cost.MessageExpressionCostName, r.MessageExpressionCost, r.Limit))
+			}
+			if r.Contributes {
+				out = append(out, r.Path+forbidden+contributed)
+			}
+			if r.MessageExpressionContributes {
+				out = append(out, r.MessageExpressionPath+forbidden+contributed)
+			}
+		}
+		if v.Over() {
+			out = append(out, v.Schema+forbidden+cost.Refusal(cost.TotalCostName, v.Total, v.TotalLimit))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+const contributed = "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"
+
+// CostCauses are the lines of a server's refusal of a CRD ("FIELD:
+// MESSAGE", as field.Error and a Status cause give them) that are about
+// cost, sorted as CostRefusals sorts its own.
+func CostCauses(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.Contains(l, "cost exceeds budget by factor") || strings.Contains(l, contributed) {
+			out = append(out, l)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
