@@ -22,6 +22,7 @@ import (
 type CostOptions struct {
 	Filenames []string
 	Output    string
+	All       bool
 
 	types   []string
 	sources manifest.Sources
@@ -55,6 +56,7 @@ refuse a CRD for its rules' cost, 2 when the input cannot be read.`,
 	}
 	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files, directories, URLs, git:REV:PATH or Helm charts of CRDs to estimate (- for stdin).")
 	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(cost.Formats, ", ")+".")
+	c.Flags().BoolVar(&o.All, "all", false, "List every rule in text and markdown, not only those at 1% of a limit or more (json lists all).")
 	_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(cost.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -101,7 +103,7 @@ func (o *CostOptions) Run(ctx context.Context) error {
 		}
 		r.CRDs = append(r.CRDs, e)
 	}
-	if err := cost.Write(o.out, o.Output, r); err != nil {
+	if err := cost.Write(o.out, o.Output, r, o.All); err != nil {
 		return err
 	}
 	if r.Over() {

@@ -66,8 +66,10 @@ type Rule struct {
 	Contributes                  bool `json:"contributes,omitempty"`
 	MessageExpressionContributes bool `json:"messageExpressionContributes,omitempty"`
 
-	// on is where the rule is: its node, and the nodes above it.
-	on []node
+	// on is where the rule is: its node, and the nodes above it; index
+	// its place among the node's rules.
+	on    []node
+	index int
 }
 
 // Over tells whether the server refuses the rule for its cost.
@@ -190,6 +192,9 @@ type node struct {
 	// edit changes the node in the schema (a property's schema is a map
 	// value: it is written back).
 	edit func(func(*apiextensions.JSONSchemaProps))
+	// down is the server's CEL context of the node from its parent's, as
+	// the schema is now (nil at the root).
+	down func(*validation.CELSchemaContext) *validation.CELSchemaContext
 }
 
 // walk visits each node of a schema, with the nodes above it (on: from
@@ -201,7 +206,10 @@ func walk(n node, ctx *validation.CELSchemaContext, above []node, visit func([]n
 	visit(on, ctx)
 	if a := s.AdditionalProperties; a != nil && a.Schema != nil {
 		child := node{schema: a.Schema, path: n.path.Child("additionalProperties"), field: n.field + ".*",
-			edit: func(f func(*apiextensions.JSONSchemaProps)) { f(a.Schema) }}
+			edit: func(f func(*apiextensions.JSONSchemaProps)) { f(a.Schema) },
+			down: func(c *validation.CELSchemaContext) *validation.CELSchemaContext {
+				return c.ChildAdditionalPropertiesContext(a.Schema)
+			}}
 		walk(child, ctx.ChildAdditionalPropertiesContext(a.Schema), on, visit)
 	}
 	names := make([]string, 0, len(s.Properties))
@@ -216,12 +224,19 @@ func walk(n node, ctx *validation.CELSchemaContext, above []node, visit func([]n
 				p := s.Properties[name]
 				f(&p)
 				s.Properties[name] = p
+			},
+			down: func(c *validation.CELSchemaContext) *validation.CELSchemaContext {
+				p := s.Properties[name]
+				return c.ChildPropertyContext(&p, name)
 			}}
 		walk(child, ctx.ChildPropertyContext(&prop, name), on, visit)
 	}
 	if it := s.Items; it != nil && it.Schema != nil {
 		child := node{schema: it.Schema, path: n.path.Child("items"), field: n.field + "[*]",
-			edit: func(f func(*apiextensions.JSONSchemaProps)) { f(it.Schema) }}
+			edit: func(f func(*apiextensions.JSONSchemaProps)) { f(it.Schema) },
+			down: func(c *validation.CELSchemaContext) *validation.CELSchemaContext {
+				return c.ChildItemsContext(it.Schema)
+			}}
 		walk(child, ctx.ChildItemsContext(it.Schema), on, visit)
 	}
 }
@@ -253,7 +268,7 @@ func compile(on []node, ctx *validation.CELSchemaContext) []Rule {
 	for i, cr := range results {
 		at := path.Child("x-kubernetes-validations").Index(i)
 		r := Rule{Path: at.Child("rule").String(), Field: orRoot(on[len(on)-1].field), Rule: s.XValidations[i].Rule, Limit: RuleLimit, Estimate: cr.MaxCost,
-			Cardinality: cardinality(cr, ctx), on: on}
+			Cardinality: cardinality(cr, ctx), on: on, index: i}
 		r.Cost = mul(cr.MaxCost, r.Cardinality)
 		// The server counts a messageExpression that compiles, once.
 		if cr.MessageExpression != nil && cr.MessageExpressionError == nil {

@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/google/cel-go/common"
@@ -11,13 +12,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Driver is a field without the bound that would limit a rule's cost:
-// an array without maxItems, a map without maxProperties, a string
-// without maxLength, on the rule's path (how many times it runs) or
-// inside what it checks (how much one run costs).
+// Driver is a field whose bound changes a rule's estimated cost: an
+// array without maxItems, a map without maxProperties, a string without
+// maxLength, on the rule's path (how many times it runs) or inside what it
+// checks (how much one run costs).
 type Driver struct {
 	Field   string `json:"field"`
 	Keyword string `json:"keyword"` // maxItems, maxProperties or maxLength
+	// Effect is how much the field alone adds to the rule's cost when
+	// every other driver has a bound of 1: the drivers are listed by it,
+	// the largest first.
+	Effect uint64 `json:"effect"`
 	// Bound, where set, is the largest bound on this field alone that
 	// brings the rule under its limit (estimated again with the bound
 	// set); nil where it is under already, or no bound on this field
@@ -32,14 +37,101 @@ func explained(root *apiextensions.JSONSchemaProps, path *field.Path) Version {
 	for i := range v.Rules {
 		r := &v.Rules[i]
 		r.Calls = growingCalls(r.Rule)
-		for _, d := range drivers(r.on) {
-			if r.Over() {
-				d.driver.Bound = fitting(root, path, r.Path, d)
-			}
-			r.Drivers = append(r.Drivers, d.driver)
-		}
+		r.Drivers = effective(r)
 	}
 	return v
+}
+
+// effective are the candidates that change the rule's estimated cost,
+// with their effects, the largest first: each is measured with every
+// other candidate bounded to 1, so that a field whose cost is hidden by
+// another unbounded one (both saturate the estimate) still shows.
+func effective(r *Rule) []Driver {
+	cands := drivers(r.on)
+	if len(cands) == 0 {
+		return nil
+	}
+	one := int64(1)
+	set := func(c candidate, bound *int64) {
+		c.node.edit(func(s *apiextensions.JSONSchemaProps) { setBound(s, c.driver.Keyword, bound) })
+	}
+	for _, c := range cands {
+		set(c, &one)
+	}
+	floor := costWith(r)
+	// Unbounding more fields never lowers the estimate, so a group of
+	// candidates that adds nothing together holds no driver: only groups
+	// that add something are split, and a rule with few drivers among
+	// thousands of fields (a pod template's) is estimated a few dozen
+	// times, not thousands.
+	var measure func(group []int)
+	measure = func(group []int) {
+		for _, i := range group {
+			set(cands[i], nil)
+		}
+		c := costWith(r)
+		for _, i := range group {
+			set(cands[i], &one)
+		}
+		if c <= floor {
+			return
+		}
+		if len(group) == 1 {
+			cands[group[0]].driver.Effect = c - floor
+			return
+		}
+		measure(group[:len(group)/2])
+		measure(group[len(group)/2:])
+	}
+	all := make([]int, len(cands))
+	for i := range all {
+		all[i] = i
+	}
+	measure(all)
+	for _, c := range cands {
+		set(c, nil)
+	}
+	var found []candidate
+	for _, c := range cands {
+		if c.driver.Effect > 0 {
+			found = append(found, c)
+		}
+	}
+	slices.SortStableFunc(found, func(a, b candidate) int { return cmp.Compare(b.driver.Effect, a.driver.Effect) })
+	out := make([]Driver, len(found))
+	for i, c := range found {
+		// The bound that makes the rule fit is searched for the most
+		// effective drivers only: each search estimates the rule again
+		// dozens of times.
+		if r.Over() && i < boundsSearched {
+			c.driver.Bound = fitting(r, c)
+		}
+		out[i] = c.driver
+	}
+	return out
+}
+
+// boundsSearched is how many drivers of a rule over its limit get the
+// bound that makes it fit, the most effective first (as many as text
+// names).
+const boundsSearched = 3
+
+// costWith is the rule's cost (times its cardinality) as the schema is
+// now: its node's context built again down its path, its node's rules
+// compiled again, as the server would on the schema so changed.
+func costWith(r *Rule) uint64 {
+	ctx := validation.RootCELContext(r.on[0].schema)
+	for _, n := range r.on[1:] {
+		if ctx == nil {
+			return 0
+		}
+		ctx = n.down(ctx)
+	}
+	rules := compile(r.on, ctx)
+	if r.index >= len(rules) {
+		return 0
+	}
+	return rules[r.index].Cost
 }
 
 // candidate is a driver with the node it bounds.
@@ -91,29 +183,29 @@ func unboundedCollection(s *apiextensions.JSONSchemaProps) string {
 }
 
 // fitting finds the largest bound on the candidate alone under which the
-// rule at rulePath costs at most its limit, estimating again with each
-// bound tried; nil when even a bound of 1 is too much.
-func fitting(root *apiextensions.JSONSchemaProps, path *field.Path, rulePath string, c candidate) *int64 {
+// rule costs at most its limit, estimating again with each bound tried;
+// nil when even a bound of 1 is too much.
+func fitting(r *Rule, c candidate) *int64 {
 	costAt := func(bound int64) uint64 {
 		c.node.edit(func(s *apiextensions.JSONSchemaProps) { setBound(s, c.driver.Keyword, &bound) })
 		defer c.node.edit(func(s *apiextensions.JSONSchemaProps) { setBound(s, c.driver.Keyword, nil) })
-		for _, r := range estimate(root, path).Rules {
-			if r.Path == rulePath {
-				return r.Cost
-			}
-		}
-		return 0
+		return costWith(r)
 	}
-	if costAt(1) > RuleLimit {
+	if costAt(1) > r.Limit {
 		return nil
 	}
-	lo, hi := int64(1), int64(1)<<31 // lo fits; the answer is below hi
-	if costAt(hi) <= RuleLimit {
-		return &hi
+	// Doubling from 1 finds the range in as many steps as the answer has
+	// bits, then halving finds the answer in it.
+	lo, hi := int64(1), int64(2) // lo fits; the answer is below hi
+	for costAt(hi) <= r.Limit {
+		if hi == 1<<31 {
+			return &hi
+		}
+		lo, hi = hi, hi*2
 	}
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
-		if costAt(mid) <= RuleLimit {
+		if costAt(mid) <= r.Limit {
 			lo = mid
 		} else {
 			hi = mid
@@ -157,8 +249,17 @@ func growingCalls(rule string) []string {
 			found = append(found, name)
 		}
 	}
-	for _, m := range parsed.SourceInfo().MacroCalls() {
-		if m.Kind() == ast.CallKind {
+	// The macro calls come as a map: visited by id, in the order they
+	// were parsed, so that the same rule always lists the same calls in
+	// the same order.
+	macros := parsed.SourceInfo().MacroCalls()
+	ids := make([]int64, 0, len(macros))
+	for id := range macros {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if m := macros[id]; m.Kind() == ast.CallKind {
 			note(m.AsCall().FunctionName())
 		}
 	}

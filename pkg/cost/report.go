@@ -37,8 +37,10 @@ func (r Report) Over() bool {
 
 // Write writes the report as text (a table per CRD version, the most
 // expensive rule first, with the server's refusal where it refuses),
-// json or markdown (for a pull request comment).
-func Write(w io.Writer, format string, r Report) error {
+// json or markdown (for a pull request comment: a summary table first).
+// Text and markdown list only the rules that matter (see notable) unless
+// all is set; json lists every rule, with every driver.
+func Write(w io.Writer, format string, r Report, all bool) error {
 	switch format {
 	case "json":
 		if r.CRDs == nil {
@@ -46,7 +48,7 @@ func Write(w io.Writer, format string, r Report) error {
 		}
 		return report.WriteJSON(w, r)
 	case "markdown":
-		return writeMarkdown(w, r)
+		return writeMarkdown(w, r, all)
 	}
 	var b strings.Builder
 	for i, c := range r.CRDs {
@@ -55,28 +57,57 @@ func Write(w io.Writer, format string, r Report) error {
 				b.WriteString("\n")
 			}
 			fmt.Fprintf(&b, "%s %s: %s\n", c.Name, v.Name, totalLine(v))
-			if len(v.Rules) == 0 {
-				continue
-			}
-			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "  #\tCOST\tOF RULE LIMIT\tRUNS\tOF CRD LIMIT\tFIELD\tRULE")
-			for k, rule := range v.Rules {
-				fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\n", k+1, number(rule.Cost), share(rule.Cost, rule.Limit), runs(rule.Cardinality),
-					share(rule.Cost, v.TotalLimit), rule.Field, short(rule.Rule, 60))
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			for k, rule := range v.Rules {
-				for _, line := range details(rule) {
-					fmt.Fprintf(&b, "  %d: %s\n", k+1, line)
+			shown := listed(v.Rules, all)
+			if len(shown) > 0 {
+				tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "  #\tCOST\tOF RULE LIMIT\tRUNS\tOF CRD LIMIT\tFIELD\tRULE")
+				for k, rule := range shown {
+					fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\n", k+1, number(rule.Cost), share(rule.Cost, rule.Limit), runs(rule.Cardinality),
+						share(rule.Cost, v.TotalLimit), rule.Field, short(rule.Rule, 60))
 				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+				for k, rule := range shown {
+					for _, line := range details(rule) {
+						fmt.Fprintf(&b, "  %d: %s\n", k+1, line)
+					}
+				}
+			}
+			if n := len(v.Rules) - len(shown); n > 0 {
+				fmt.Fprintf(&b, "  %s, each under 1%% of its limits (--all lists them)\n", report.Plural(n, "more rule", "more rules"))
 			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// notable tells whether a rule is worth a line: it or its
+// messageExpression costs at least 1% of the per-rule limit, the server
+// refuses or names it, or it does not compile. The others are counted.
+func notable(r Rule) bool {
+	return r.Cost >= r.Limit/100 || r.MessageExpressionCost >= r.Limit/100 || r.Over() || r.MessageExpressionOver() ||
+		r.Contributes || r.MessageExpressionContributes || r.Error != ""
+}
+
+// listed are the rules text and markdown list.
+func listed(rules []Rule, all bool) []Rule {
+	if all {
+		return rules
+	}
+	var out []Rule
+	for _, r := range rules {
+		if notable(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// shownDrivers is how many drivers text and markdown name per rule, the
+// most effective first; json has them all.
+const shownDrivers = 3
 
 // totalLine is a version's total against the per-CRD limit.
 func totalLine(v Version) string {
@@ -112,7 +143,7 @@ func details(r Rule) []string {
 	}
 	if len(r.Drivers) > 0 {
 		var ds []string
-		for _, d := range r.Drivers {
+		for _, d := range r.Drivers[:min(len(r.Drivers), shownDrivers)] {
 			s := d.Field + " (no " + d.Keyword
 			switch {
 			case d.Bound != nil:
@@ -122,7 +153,10 @@ func details(r Rule) []string {
 			}
 			ds = append(ds, s+")")
 		}
-		out = append(out, "unbounded: "+strings.Join(ds, ", "))
+		if n := len(r.Drivers) - shownDrivers; n > 0 {
+			ds = append(ds, fmt.Sprintf("and %d more", n))
+		}
+		out = append(out, "driven by: "+strings.Join(ds, ", "))
 	}
 	if len(r.Calls) > 0 {
 		out = append(out, "calls: "+strings.Join(r.Calls, ", "))
@@ -130,24 +164,61 @@ func details(r Rule) []string {
 	return out
 }
 
-func writeMarkdown(w io.Writer, r Report) error {
+func writeMarkdown(w io.Writer, r Report, all bool) error {
 	var b strings.Builder
+	// A summary first: one row per CRD version.
+	b.WriteString("| CRD | version | total | of CRD limit | rules | refused |\n| --- | --- | ---: | ---: | ---: | --- |\n")
 	for _, c := range r.CRDs {
 		for _, v := range c.Versions {
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d | %s |\n", c.Name, v.Name, number(v.Total), share(v.Total, v.TotalLimit), len(v.Rules), refused(v))
+		}
+	}
+	b.WriteString("\n")
+	for _, c := range r.CRDs {
+		for _, v := range c.Versions {
+			shown := listed(v.Rules, all)
+			if len(shown) == 0 && !v.Over() {
+				continue
+			}
 			fmt.Fprintf(&b, "### `%s` %s\n\n%s\n\n", c.Name, v.Name, totalLine(v))
-			if len(v.Rules) == 0 {
+			if len(shown) == 0 {
 				continue
 			}
 			b.WriteString("| cost | of rule limit | runs | of CRD limit | field | rule | notes |\n| ---: | ---: | ---: | ---: | --- | --- | --- |\n")
-			for _, rule := range v.Rules {
+			for _, rule := range shown {
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | `%s` | `%s` | %s |\n", number(rule.Cost), share(rule.Cost, rule.Limit), runs(rule.Cardinality),
-					share(rule.Cost, v.TotalLimit), rule.Field, cell(rule.Rule), cell(strings.Join(details(rule), "; ")))
+					share(rule.Cost, v.TotalLimit), rule.Field, cell(short(rule.Rule, 200)), cell(strings.Join(details(rule), "; ")))
+			}
+			if n := len(v.Rules) - len(shown); n > 0 {
+				fmt.Fprintf(&b, "\n%s, each under 1%% of its limits.\n", report.Plural(n, "more rule", "more rules"))
 			}
 			b.WriteString("\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// refused says whether the server refuses a version's schema for cost,
+// and for what.
+func refused(v Version) string {
+	var what []string
+	if v.Over() {
+		what = append(what, "total")
+	}
+	rules := 0
+	for _, r := range v.Rules {
+		if r.Over() || r.MessageExpressionOver() {
+			rules++
+		}
+	}
+	if rules > 0 {
+		what = append(what, report.Plural(rules, "rule", "rules"))
+	}
+	if what == nil {
+		return "no"
+	}
+	return "**yes**: " + strings.Join(what, ", ")
 }
 
 func cell(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ", "`", "'").Replace(s) }

@@ -46,7 +46,7 @@ const contributed = "contributed to estimated rule cost total exceeding cost lim
 func CostCauses(lines []string) []string {
 	var out []string
 	for _, l := range lines {
-		if strings.Contains(l, "cost exceeds budget by factor") || strings.Contains(l, contributed) {
+		if strings.Contains(l, "exceeds budget by factor of") || strings.Contains(l, contributed) {
 			out = append(out, l)
 		}
 	}
