@@ -98,6 +98,10 @@ func (o *TestOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("no test suites (YAML documents with tests:) in %s", strings.Join(o.paths, ", "))
 	}
 	results := o.runner.Run(ctx, suites)
+	if len(results) == 0 {
+		// --run kept nothing: nothing was checked, which must not pass.
+		return fmt.Errorf("no case matches --run %q in %s", o.runner.Match, strings.Join(o.paths, ", "))
+	}
 	rep := crdtest.Report{KubernetesVersion: kubeversion.OrNewest(o.kube).String(), Cases: results, Summary: crdtest.Summarize(results, suites)}
 	if err := crdtest.Write(o.out, o.Output, rep, suites); err != nil {
 		return err

@@ -21,8 +21,8 @@ import (
 // create runs an onCreate case: the object is created as the server
 // creates it, then its error, or the object stored, is compared with the
 // case's expectation.
-func (r *Runner) create(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, file string, c CreateCase) Result {
-	obj, err := object(c.Initial, crd, c.ResourceName, c.UseGenerateName)
+func (r *Runner) create(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, version, file string, c CreateCase) Result {
+	obj, err := object(c.Initial, crd, version, c.ResourceName, c.UseGenerateName)
 	if err != nil {
 		return errored(positioned(file, c.Line, "initial", err))
 	}
@@ -61,12 +61,12 @@ func (r *Runner) readBack(crd *apiextensionsv1.CustomResourceDefinition, obj map
 // update runs an onUpdate case: the object is created (under the patched
 // CRD, with initialCRDPatches) with its status written, then updated to
 // the updated object, and its status written, under the CRD as it is.
-func (r *Runner) update(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, file string, c UpdateCase) Result {
-	initial, err := object(c.Initial, crd, c.ResourceName, c.UseGenerateName)
+func (r *Runner) update(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, version, file string, c UpdateCase) Result {
+	initial, err := object(c.Initial, crd, version, c.ResourceName, c.UseGenerateName)
 	if err != nil {
 		return errored(positioned(file, c.Line, "initial", err))
 	}
-	updated, err := object(c.Updated, crd, c.ResourceName, c.UseGenerateName)
+	updated, err := object(c.Updated, crd, version, c.ResourceName, c.UseGenerateName)
 	if err != nil {
 		return errored(positioned(file, c.Line, "updated", err))
 	}
@@ -141,7 +141,7 @@ func (r *Runner) update(ctx context.Context, crd *apiextensionsv1.CustomResource
 // generateName), else its own name, else generateName "test-"; in the
 // namespace "default" unless it names one (none for a cluster-scoped
 // kind).
-func object(text string, crd *apiextensionsv1.CustomResourceDefinition, resourceName string, useGenerateName bool) (*unstructured.Unstructured, error) {
+func object(text string, crd *apiextensionsv1.CustomResourceDefinition, version, resourceName string, useGenerateName bool) (*unstructured.Unstructured, error) {
 	m, err := decodeYAML(text)
 	if err != nil {
 		return nil, err
@@ -150,6 +150,10 @@ func object(text string, crd *apiextensionsv1.CustomResourceDefinition, resource
 		return nil, errors.New("not an object: empty")
 	}
 	u := &unstructured.Unstructured{Object: m}
+	if version != "" {
+		// The suite's version is the one its cases run at.
+		u.SetAPIVersion(crd.Spec.Group + "/" + version)
+	}
 	switch {
 	case resourceName != "" && useGenerateName:
 		u.SetName("")

@@ -3,6 +3,7 @@ package crdtest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -30,17 +31,19 @@ func TestBadInput(t *testing.T) {
 	results := runner(t).Run(context.Background(), suites)
 	var got []string
 	for _, r := range results {
-		got = append(got, r.Status+" "+r.Name+": "+r.Message)
+		got = append(got, fmt.Sprintf("%s %s:%d:%d %s: %s", r.Status, r.File, r.Line, r.Column, r.Name, r.Message))
 	}
 	want := []string{
-		"error never run: testdata/bad.testsuite.yaml:3: crdName: Required value: the suite names the CRD under test",
-		"error never run: testdata/bad.testsuite.yaml:10: crdName: no CustomResourceDefinition nosuch.example.com (pass it with --crds)",
-		`error the expectation is misspelt: testdata/bad.testsuite.yaml:22:5: unknown field "tests.onCreate[0].expectedErorr": not a field of the suite format`,
-		"error an initial object that is not YAML: testdata/bad.testsuite.yaml:28: initial: not YAML:",
-		"error an expected object that is not an object: testdata/bad.testsuite.yaml:30: expected: not an object:",
-		"passed a good case beside them: ",
-		"error a patch that does not apply: testdata/bad.testsuite.yaml:36: initialCRDPatches: does not apply to crontabs.stable.example.com:",
-		"failed a patch that makes the CRD invalid: updating the CustomResourceDefinition with initialCRDPatches: CustomResourceDefinition.apiextensions.k8s.io \"crontabs.stable.example.com\" is invalid:",
+		// A suite that cannot run is said once, at the place of what is
+		// wrong, without its position again in the message.
+		"error testdata/bad.testsuite.yaml:3:0 : crdName: Required value: the suite names the CRD under test",
+		"error testdata/bad.testsuite.yaml:10:0 : crdName: no CustomResourceDefinition nosuch.example.com among the 1 given",
+		`error testdata/bad.testsuite.yaml:22:5 : unknown field "tests.onCreate[0].expectedErorr": not a field of the suite format`,
+		"error testdata/bad.testsuite.yaml:28:0 an initial object that is not YAML: testdata/bad.testsuite.yaml:28: initial: not YAML:",
+		"error testdata/bad.testsuite.yaml:30:0 an expected object that is not an object: testdata/bad.testsuite.yaml:30: expected: not an object:",
+		"passed testdata/bad.testsuite.yaml:33:0 a good case beside them: ",
+		"error testdata/bad.testsuite.yaml:36:0 a patch that does not apply: testdata/bad.testsuite.yaml:36: initialCRDPatches: does not apply to crontabs.stable.example.com:",
+		"failed testdata/bad.testsuite.yaml:41:0 a patch that makes the CRD invalid: updating the CustomResourceDefinition with initialCRDPatches: CustomResourceDefinition.apiextensions.k8s.io \"crontabs.stable.example.com\" is invalid:",
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d results, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))

@@ -72,7 +72,11 @@ func Write(w io.Writer, format string, rep Report, suites []*Suite) error {
 		if r.Status == Errored {
 			word = "ERROR"
 		}
-		fmt.Fprintf(&b, "%s:%d: %s %s: %s\n", r.File, r.Line, word, what, r.Message)
+		place := fmt.Sprintf("%s:%d", r.File, r.Line)
+		if r.Column > 0 {
+			place += fmt.Sprintf(":%d", r.Column)
+		}
+		fmt.Fprintf(&b, "%s: %s %s: %s\n", place, word, what, r.Message)
 		if r.Diff != "" {
 			for line := range strings.Lines(r.Diff) {
 				b.WriteString("    " + line)

@@ -3,10 +3,12 @@ package crdtest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
@@ -31,9 +33,10 @@ const (
 
 // Result is one case's verdict.
 type Result struct {
-	File  string `json:"file"`
-	Line  int    `json:"line"`
-	Suite string `json:"suite"`
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column,omitempty"`
+	Suite  string `json:"suite"`
 	// Kind is onCreate or onUpdate ("" for a suite that cannot run).
 	Kind   string `json:"kind"`
 	Name   string `json:"name"`
@@ -66,7 +69,9 @@ type Runner struct {
 // catalog answers one question at a time).
 type target struct {
 	crd *apiextensionsv1.CustomResourceDefinition
-	err error
+	// version is the suite's version under test ("": the objects' own).
+	version string
+	err     error
 }
 
 // Run runs every case of every suite, several at a time (cases are
@@ -111,6 +116,27 @@ func (j job) run(ctx context.Context) Result {
 // find is the CRD a suite names: by crdName in the catalog, or the file
 // its crd field names.
 func (r *Runner) find(ctx context.Context, s *Suite) target {
+	t := r.findCRD(ctx, s)
+	if t.err != nil || s.Version == "" {
+		return t
+	}
+	// The version under test must be one the CRD serves: the cases run
+	// at it.
+	if v := catalog.VersionNamed(t.crd, s.Version); v == nil || !v.Served {
+		var served []string
+		for _, v := range t.crd.Spec.Versions {
+			if v.Served {
+				served = append(served, v.Name)
+			}
+		}
+		return target{err: &manifest.Error{File: s.File, Line: s.VersionLine, Msg: fmt.Sprintf("version: %s does not serve %s (it serves %s)", t.crd.Name, s.Version, strings.Join(served, ", "))}}
+	}
+	t.version = s.Version
+	return t
+}
+
+// findCRD is the CRD a suite names.
+func (r *Runner) findCRD(ctx context.Context, s *Suite) target {
 	if s.Err != nil {
 		return target{err: s.Err}
 	}
@@ -121,22 +147,39 @@ func (r *Runner) find(ctx context.Context, s *Suite) target {
 		}
 		files, err := catalog.ReadFiles([]string{path}, nil, nil)
 		if err != nil {
-			return target{err: fmt.Errorf("%s:%d: crd: %w", s.File, s.CRDLine, err)}
+			return target{err: &manifest.Error{File: s.File, Line: s.CRDLine, Msg: "crd: " + err.Error()}}
 		}
 		list, err := files.List(ctx)
 		if err != nil || len(list) != 1 {
-			return target{err: fmt.Errorf("%s:%d: crd: %s holds %d CustomResourceDefinitions, not one", s.File, s.CRDLine, path, len(list))}
+			return target{err: &manifest.Error{File: s.File, Line: s.CRDLine, Msg: fmt.Sprintf("crd: %s holds %d CustomResourceDefinitions, not one", path, len(list))}}
 		}
 		return target{crd: list[0].CustomResourceDefinition}
 	}
 	crd, err := r.Catalog.ForResource(ctx, schema.ParseGroupResource(s.CRDName))
 	switch {
 	case err != nil:
-		return target{err: fmt.Errorf("%s:%d: crdName %s: %w", s.File, s.CRDLine, s.CRDName, err)}
+		return target{err: &manifest.Error{File: s.File, Line: s.CRDLine, Msg: fmt.Sprintf("crdName %s: %v", s.CRDName, err)}}
 	case crd == nil:
-		return target{err: fmt.Errorf("%s:%d: crdName: no CustomResourceDefinition %s (pass it with --crds)", s.File, s.CRDLine, s.CRDName)}
+		return target{err: &manifest.Error{File: s.File, Line: s.CRDLine, Msg: fmt.Sprintf("crdName: no CustomResourceDefinition %s%s", s.CRDName, r.closeNames(ctx, s.CRDName))}}
 	}
 	return target{crd: crd.CustomResourceDefinition}
+}
+
+// closeNames says which CRDs of the catalog have a name close to name,
+// or where CRDs come from when none has.
+func (r *Runner) closeNames(ctx context.Context, name string) string {
+	outlines, err := r.Catalog.Outlines(ctx)
+	if err != nil || len(outlines) == 0 {
+		return " (none is given: pass the CRDs with --crds)"
+	}
+	names := make([]string, len(outlines))
+	for i, o := range outlines {
+		names[i] = o.Name
+	}
+	if close := catalog.Closest(name, names); len(close) > 0 {
+		return "; did you mean " + strings.Join(close, " or ") + "?"
+	}
+	return fmt.Sprintf(" among the %d given", len(names))
 }
 
 // jobs are a suite's cases to run (those Match keeps); a suite that
@@ -151,14 +194,32 @@ func (r *Runner) jobs(s *Suite, t target) []job {
 		}
 		out = append(out, job{Result: Result{File: s.File, Line: line, Suite: s.Name, Kind: kind, Name: name}, run0: run, t: t, r: r})
 	}
-	if t.err != nil && len(s.Tests.OnCreate)+len(s.Tests.OnUpdate) == 0 {
-		return []job{{Result: Result{File: s.File, Line: s.Line, Suite: s.Name}, t: t, r: r}}
+	if t.err != nil {
+		// A suite that cannot run is one result, at the error's place
+		// (where it names what is wrong), when a case of it was asked for.
+		asked := len(s.Tests.OnCreate)+len(s.Tests.OnUpdate) == 0 || r.Match == nil
+		for _, c := range s.Tests.OnCreate {
+			asked = asked || r.Match.MatchString(s.Name+"/"+c.Name)
+		}
+		for _, c := range s.Tests.OnUpdate {
+			asked = asked || r.Match.MatchString(s.Name+"/"+c.Name)
+		}
+		if !asked {
+			return nil
+		}
+		res := Result{File: s.File, Line: s.Line, Suite: s.Name}
+		var me *manifest.Error
+		if errors.As(t.err, &me) && me.File == s.File {
+			res.Line, res.Column = me.Line, me.Column
+			t.err = errors.New(me.Msg)
+		}
+		return []job{{Result: res, t: t, r: r}}
 	}
 	for _, c := range s.Tests.OnCreate {
-		add("onCreate", c.Name, c.Line, func() Result { return r.create(ctx, t.crd, s.File, c) })
+		add("onCreate", c.Name, c.Line, func() Result { return r.create(ctx, t.crd, t.version, s.File, c) })
 	}
 	for _, c := range s.Tests.OnUpdate {
-		add("onUpdate", c.Name, c.Line, func() Result { return r.update(ctx, t.crd, s.File, c) })
+		add("onUpdate", c.Name, c.Line, func() Result { return r.update(ctx, t.crd, t.version, s.File, c) })
 	}
 	return out
 }

@@ -37,6 +37,8 @@ type Suite struct {
 	File    string `json:"-"`
 	Line    int    `json:"-"`
 	CRDLine int    `json:"-"`
+	// VersionLine is where it names its version.
+	VersionLine int `json:"-"`
 	// Err says why the suite cannot run (nil: it can).
 	Err error `json:"-"`
 }
@@ -130,7 +132,10 @@ func decode(d *manifest.Document) *Suite {
 		s.Err = &manifest.Error{File: d.File, Line: line, Column: column, Msg: fmt.Sprintf("unknown field %q: not a field of the suite format", path)}
 		return s
 	}
-	s.CRDLine = s.Line
+	s.CRDLine, s.VersionLine = s.Line, s.Line
+	if line, _ := d.Position("version"); s.Version != "" {
+		s.VersionLine = line
+	}
 	for _, f := range []string{"crdName", "crd"} {
 		if line, _ := d.Position(f); line != d.Line {
 			s.CRDLine = line
