@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -116,5 +117,22 @@ func (e *UnreadableError) Error() string {
 // NotServed says that a CRD does not serve the version an object is at,
 // naming where the CRD was read.
 func NotServed(crd *CRD, version string) string {
-	return fmt.Sprintf("version %q of %s (%s) is not served", version, crd.Name, crd.Origin)
+	var served []string
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			served = append(served, v.Name)
+		}
+	}
+	// The server has no match for a version it does not serve, whether
+	// the CRD lists it or not: said as it says it, with what there is.
+	msg := fmt.Sprintf("no matches for kind %q in version %q", crd.Spec.Names.Kind, crd.Spec.Group+"/"+version)
+	if VersionNamed(crd.CustomResourceDefinition, version) != nil {
+		msg += fmt.Sprintf(": version %s of %s (%s) is not served", version, crd.Name, crd.Origin)
+	} else {
+		msg += fmt.Sprintf(": %s (%s) has no version %s", crd.Name, crd.Origin, version)
+	}
+	if len(served) > 0 {
+		msg += "; it serves " + strings.Join(served, ", ")
+	}
+	return msg
 }

@@ -132,7 +132,7 @@ func writeTextResult(w io.Writer, res ObjectResult, colour bool) error {
 		where := paint(bold, place(res.File, p.Line, p.Column))
 		switch {
 		case l.warning:
-			fmt.Fprintf(&b, "%s %s %s: %s\n", where, paint(yellow, "warning:"), p.Field, p.Message)
+			fmt.Fprintf(&b, "%s %s %s\n", where, paint(yellow, "warning:"), fieldMessage(p))
 		case p.Field == "":
 			fmt.Fprintf(&b, "%s %s\n", where, paint(red, "error: "+p.Message))
 		default:

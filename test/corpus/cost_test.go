@@ -78,7 +78,17 @@ func TestCostOfEveryCorpusCRDMatchesTheServer(t *testing.T) {
 				t.Errorf("%s: not in the report", crd.Name)
 				continue
 			}
-			if got := harness.CostRefusals(est); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			got := harness.CostRefusals(est)
+			if harness.Tied(est) {
+				// Which of equally expensive expressions the server names
+				// for a total is its map order's: only how many.
+				g, gn := harness.WithoutContributors(got)
+				w, wn := harness.WithoutContributors(want)
+				if strings.Join(g, "\n") == strings.Join(w, "\n") && gn == wn {
+					got = want
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("%s (unbounded %v): the server's validation refuses\n%s\nkubectl crd cost foresees\n%s", crd.Name, unbounded, strings.Join(want, "\n"), strings.Join(got, "\n"))
 			}
 			if len(want) > 0 {
@@ -93,8 +103,10 @@ func TestCostOfEveryCorpusCRDMatchesTheServer(t *testing.T) {
 		if unbounded && refused < 20 {
 			t.Errorf("only %d CRDs without their bounds are refused: the comparison would prove little", refused)
 		}
-		if elapsed > 30*time.Second {
-			t.Errorf("cost took %v over the corpus", elapsed)
+		// Without bounds, every expensive rule's fitting bounds are
+		// searched: a few times the time.
+		if limit := map[bool]time.Duration{false: 30 * time.Second, true: 150 * time.Second}[unbounded]; elapsed > limit {
+			t.Errorf("cost took %v over the corpus (unbounded %v)", elapsed, unbounded)
 		}
 	}
 }

@@ -53,3 +53,43 @@ func CostCauses(lines []string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// Tied tells whether the server's choice of the expressions it names for
+// a total is not determined: the fourth and the fifth most expensive
+// (of those at 1% of the limit or more) cost the same, and the server
+// meets them in the order of a Go map's iteration (it walks a schema's
+// properties that way), so either may be named.
+func Tied(c cost.CRD) bool {
+	for _, v := range c.Versions {
+		var costs []uint64
+		for _, r := range v.Rules {
+			if r.Cost >= cost.CRDLimit/100 {
+				costs = append(costs, r.Cost)
+			}
+			if r.MessageExpressionPath != "" && r.MessageExpressionCost >= cost.CRDLimit/100 {
+				costs = append(costs, r.MessageExpressionCost)
+			}
+		}
+		slices.Sort(costs)
+		slices.Reverse(costs)
+		if v.Over() && len(costs) > 4 && costs[3] == costs[4] {
+			return true
+		}
+	}
+	return false
+}
+
+// WithoutContributors is lines without the expressions named for a total,
+// and how many those were.
+func WithoutContributors(lines []string) ([]string, int) {
+	var out []string
+	n := 0
+	for _, l := range lines {
+		if strings.Contains(l, contributed) {
+			n++
+			continue
+		}
+		out = append(out, l)
+	}
+	return out, n
+}
