@@ -24,7 +24,7 @@ func TestEveryVerbCompletesValidatesRuns(t *testing.T) {
 		"explain":    {[]string{"crontabs", "-o", "yaml"}, []string{"crontabs.spec"}},
 		"validate":   {nil, []string{"-f", valid}},
 		"openapi":    {[]string{"--openapi-version", "4"}, []string{"stable.example.com/v1"}},
-		"diff":       {[]string{"x"}, []string{"-f", filepath.Join(crds, "crontab.yaml"), "--old", crds}},
+		"diff":       {[]string{"x"}, []string{"-f", filepath.Join(crds, "crontab.yaml")}},
 		"list":       {[]string{"-l", "=="}, nil},
 		"migrate":    {nil, nil}, // writes to a cluster: not with --crds
 		"convert":    {[]string{"--round-trip", "--check"}, []string{"-f", valid, "--output-version", "v1beta1"}},

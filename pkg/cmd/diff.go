@@ -76,6 +76,11 @@ breaks something, 2 when the input cannot be read.`,
 // Complete says where the old CRDs and the stored objects come from.
 func (o *DiffOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
 	o.args, o.out = args, f.Streams.Out
+	if len(o.Old) > 0 && len(f.CRDPaths) > 0 {
+		// --old replaces what --crds would give: both is a mistake, said
+		// before anything is read.
+		return &factory.FlagError{Flag: "--crds", Err: errors.New("--crds is not used with --old: the old CRDs are those of --old")}
+	}
 	o.upgrade = diff.Upgrade{Checks: o.Checks, ShowObjects: o.ShowObjects}
 	// Which stored objects the new CRD refuses is the cluster's version's
 	// answer.

@@ -84,6 +84,9 @@ func TestFlagChecks(t *testing.T) {
 		{[]string{"openapi", "--layout", "kubectl-validate", "--output-dir", "d", "--openapi-version", "2"}, "--output-dir writes v3 documents; it does not go with --openapi-version=2"},
 		{[]string{"explain", "crontabs", "-o", "yaml"}, `--output "yaml" is not supported: use plaintext, plaintext-openapiv2, detailed or markdown`},
 		{[]string{"explain", "-o", "markdown"}, "-o markdown documents one TYPE[.FIELD...]"},
+		// --crds is given to every case here: with --old it is not used,
+		// which is said before the missing files are read.
+		{[]string{"diff", "-f", "missing-new", "--old", "missing-old"}, "--crds is not used with --old: the old CRDs are those of --old"},
 	}
 	for _, tt := range tests {
 		f, _, _ := testFactory(t)
