@@ -94,14 +94,14 @@ var typeErrorMessage = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`cannot unmarshal (\w+)(?: \S+)? into Go struct field [^.\s]+\.(\S+) of type`)
 })
 
-// typeErrorField is the path of the value a type error is about, with the
-// list indexes the decoder leaves out found in body: the first value at
-// that path of the JSON type the error names. It is "" when the error
-// names no field.
 // TypeErrorField is typeErrorField for the decoders of other packages
 // (a custom resource's metadata).
 func TypeErrorField(msg string, body []byte) string { return typeErrorField(msg, body) }
 
+// typeErrorField is the path of the value a type error is about, with the
+// list indexes the decoder leaves out found in body: the first value at
+// that path of the JSON type the error names. It is "" when the error
+// names no field.
 func typeErrorField(msg string, body []byte) string {
 	m := typeErrorMessage().FindStringSubmatch(msg)
 	if m == nil {

@@ -19,6 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -35,6 +37,17 @@ type CRD struct {
 	// Origin is "FILE:LINE" for CRDs read from files and "the cluster" for
 	// CRDs read from a cluster.
 	Origin string
+}
+
+// Place is the file and line of Origin (line 0 for a CRD read from a
+// cluster).
+func (c *CRD) Place() (file string, line int) {
+	if i := strings.LastIndexByte(c.Origin, ':'); i > 0 {
+		if n, err := strconv.Atoi(c.Origin[i+1:]); err == nil {
+			return c.Origin[:i], n
+		}
+	}
+	return c.Origin, 0
 }
 
 // FromCluster is the Origin of CRDs read from a cluster.

@@ -117,12 +117,7 @@ func (e *UnreadableError) Error() string {
 // NotServed says that a CRD does not serve the version an object is at,
 // naming where the CRD was read.
 func NotServed(crd *CRD, version string) string {
-	var served []string
-	for _, v := range crd.Spec.Versions {
-		if v.Served {
-			served = append(served, v.Name)
-		}
-	}
+	served := ServedVersions(crd.CustomResourceDefinition)
 	// The server has no match for a version it does not serve, whether
 	// the CRD lists it or not: said as it says it, with what there is.
 	msg := fmt.Sprintf("no matches for kind %q in version %q", crd.Spec.Names.Kind, crd.Spec.Group+"/"+version)
@@ -135,4 +130,15 @@ func NotServed(crd *CRD, version string) string {
 		msg += "; it serves " + strings.Join(served, ", ")
 	}
 	return msg
+}
+
+// ServedVersions are the names of the versions a CRD serves, in its order.
+func ServedVersions(crd *apiextensionsv1.CustomResourceDefinition) []string {
+	var served []string
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			served = append(served, v.Name)
+		}
+	}
+	return served
 }

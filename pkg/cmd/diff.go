@@ -26,8 +26,8 @@ type DiffOptions struct {
 
 	args []string
 	news []catalog.InputCRD
-	// olds are the --old CRDs (none online).
-	olds    []*catalog.CRD
+	// olds are the --old files (nil online).
+	olds    *catalog.Files
 	upgrade diff.Upgrade
 	out     io.Writer
 }
@@ -102,10 +102,7 @@ func (o *DiffOptions) Complete(f *factory.Factory, _ *cobra.Command, args []stri
 		if err != nil {
 			return &factory.FlagError{Flag: "--old", Err: err}
 		}
-		if o.olds, err = files.List(context.Background()); err != nil {
-			return &factory.FlagError{Flag: "--old", Err: err}
-		}
-		o.upgrade.Olds = catalog.New(files, nil)
+		o.olds, o.upgrade.Olds = files, catalog.New(files, nil)
 		return nil
 	}
 	if o.upgrade.Olds, err = f.Catalog(false); err != nil {
@@ -146,22 +143,11 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		}
 		reports = append(reports, r)
 	}
-	// Old files' CRDs that no new one replaces are removed.
-	replaced := map[string]bool{}
-	for _, n := range o.news {
-		replaced[n.CRD.Name] = true
+	removed, err := o.removed(ctx)
+	if err != nil {
+		return err
 	}
-	for _, old := range o.olds {
-		if replaced[old.Name] {
-			continue
-		}
-		replaced[old.Name] = true
-		r, err := o.upgrade.Removed(old)
-		if err != nil {
-			return err
-		}
-		reports = append(reports, r)
-	}
+	reports = append(reports, removed...)
 	if err := diff.Write(o.out, reports, o.Output, Version); err != nil {
 		return err
 	}
@@ -171,4 +157,36 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// removed reports the --old CRDs that no new one replaces, found by their
+// outlines; only those are decoded.
+func (o *DiffOptions) removed(ctx context.Context) ([]diff.Report, error) {
+	if o.olds == nil {
+		return nil, nil
+	}
+	outlines, err := o.olds.Outlines(ctx)
+	if err != nil {
+		return nil, err
+	}
+	replaced := map[string]bool{}
+	for _, n := range o.news {
+		replaced[n.CRD.Name] = true
+	}
+	var out []diff.Report
+	for _, outline := range outlines {
+		if replaced[outline.Name] {
+			continue
+		}
+		old, err := o.olds.Get(ctx, outline.Name)
+		if err != nil {
+			return nil, err
+		}
+		r, err := o.upgrade.Removed(old)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }

@@ -152,9 +152,11 @@ func estimate(root *apiextensions.JSONSchemaProps, path *field.Path) Version {
 }
 
 // markContributors marks the expressions the server names when it
-// refuses a total: the four most expensive (in the order it meets them
-// when costs are equal: a rule, then its messageExpression) of those
-// costing at least 1% of the limit.
+// refuses a total: the four most expensive of those costing at least 1%
+// of the limit. Between equal costs the server takes the one it meets
+// first, and it walks a schema's properties in a Go map's order, so its
+// choice among ties is not fixed; here ties go in walk order (properties
+// by name; a rule before its messageExpression), the same every run.
 func markContributors(rules []Rule) {
 	type expression struct {
 		rule    int

@@ -84,11 +84,11 @@ func Write(w io.Writer, format string, r Report, all bool) error {
 }
 
 // notable tells whether a rule is worth a line: it or its
-// messageExpression costs at least 1% of the per-rule limit, the server
-// refuses or names it, or it does not compile. The others are counted.
+// messageExpression costs at least 1% of the per-rule limit (every rule
+// the server refuses or names for a total does), or it does not compile.
+// The others are counted.
 func notable(r Rule) bool {
-	return r.Cost >= r.Limit/100 || r.MessageExpressionCost >= r.Limit/100 || r.Over() || r.MessageExpressionOver() ||
-		r.Contributes || r.MessageExpressionContributes || r.Error != ""
+	return r.Cost >= r.Limit/100 || r.MessageExpressionCost >= r.Limit/100 || r.Error != ""
 }
 
 // listed are the rules text and markdown list.

@@ -123,13 +123,8 @@ func (r *Runner) find(ctx context.Context, s *Suite) target {
 	// The version under test must be one the CRD serves: the cases run
 	// at it.
 	if v := catalog.VersionNamed(t.crd, s.Version); v == nil || !v.Served {
-		var served []string
-		for _, v := range t.crd.Spec.Versions {
-			if v.Served {
-				served = append(served, v.Name)
-			}
-		}
-		return target{err: &manifest.Error{File: s.File, Line: s.VersionLine, Msg: fmt.Sprintf("version: %s does not serve %s (it serves %s)", t.crd.Name, s.Version, strings.Join(served, ", "))}}
+		return target{err: &manifest.Error{File: s.File, Line: s.VersionLine, Msg: fmt.Sprintf("version: %s does not serve %s (it serves %s)",
+			t.crd.Name, s.Version, strings.Join(catalog.ServedVersions(t.crd), ", "))}}
 	}
 	t.version = s.Version
 	return t

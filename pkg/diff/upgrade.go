@@ -3,8 +3,6 @@ package diff
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/pagedlist"
@@ -123,12 +121,7 @@ func (u *Upgrade) scan(ctx context.Context, old, newCRD *apiextensionsv1.CustomR
 // and new files are compared): it would be deleted by whatever prunes what
 // it no longer applies, with all its objects.
 func (u *Upgrade) Removed(old *catalog.CRD) (Report, error) {
-	file, line := old.Origin, 0
-	if i := strings.LastIndexByte(old.Origin, ':'); i > 0 {
-		if n, err := strconv.Atoi(old.Origin[i+1:]); err == nil {
-			file, line = old.Origin[:i], n
-		}
-	}
+	file, line := old.Place()
 	r := Report{CRD: old.Name, File: file, Changes: []Change{}, Objects: []ObjectImpact{}}
 	if u.KubernetesVersion != nil {
 		r.KubernetesVersion = u.KubernetesVersion.String()
