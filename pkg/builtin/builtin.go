@@ -227,6 +227,7 @@ func (k *Kind) Create(ctx context.Context, body []byte, namespace string, keep b
 	} else {
 		namespace = ""
 	}
+	RequestManagedFields(m, nil)
 	rest.FillObjectMetaSystemFields(m)
 	if m.GetName() == "" && m.GetGenerateName() != "" {
 		m.SetName(k.strategy.GenerateName(m.GetGenerateName()))
@@ -300,6 +301,7 @@ func (k *Kind) Update(ctx context.Context, body, live []byte, keep bool) (res Re
 		res.Err = apierrors.NewInternalError(err)
 		return res
 	}
+	RequestManagedFields(m, oldMeta)
 	if oldMeta.GetResourceVersion() == "" {
 		oldMeta.SetResourceVersion("1") // an old object from a file
 	}

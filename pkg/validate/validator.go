@@ -132,6 +132,7 @@ func (v *Validator) create(ctx context.Context, obj map[string]any, namespace st
 			namespace = "default"
 		}
 	}
+	builtin.RequestManagedFields(u, nil)
 	ctx = quiet(genericapirequest.WithNamespace(ctx, namespace))
 	if u.GetName() == "" && u.GetGenerateName() != "" {
 		u.SetName(names.SimpleNameGenerator.GenerateName(u.GetGenerateName()))
@@ -166,6 +167,7 @@ func (v *Validator) update(ctx context.Context, obj, old map[string]any) Result 
 	if v.strategy.NamespaceScoped() {
 		namespace = o.GetNamespace()
 	}
+	builtin.RequestManagedFields(u, o)
 	if o.GetResourceVersion() == "" {
 		o.SetResourceVersion("1") // an old object from a file
 	}

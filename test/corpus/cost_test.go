@@ -29,28 +29,13 @@ func TestCostOfEveryCorpusCRDMatchesTheServer(t *testing.T) {
 	needCorpus(t)
 	ctx := context.Background()
 	for _, unbounded := range []bool{false, true} {
-		dir := t.TempDir()
-		var all []*apiextensionsv1.CustomResourceDefinition
-		for project, crds := range projects {
-			var docs []byte
-			for _, crd := range crds {
-				if unbounded {
-					var err error
-					if crd, err = withoutBounds(crd); err != nil {
-						t.Fatal(err)
-					}
-				}
-				all = append(all, crd)
-				data, err := yaml.Marshal(crd)
-				if err != nil {
-					t.Fatal(err)
-				}
-				docs = append(append(docs, "---\n"...), data...)
-			}
-			if err := os.WriteFile(filepath.Join(dir, project+".yaml"), docs, 0o644); err != nil {
-				t.Fatal(err)
-			}
+		change := func(crd *apiextensionsv1.CustomResourceDefinition) (*apiextensionsv1.CustomResourceDefinition, error) {
+			return crd, nil
 		}
+		if unbounded {
+			change = withoutBounds
+		}
+		dir, all := writeProjects(t, change)
 		start := time.Now()
 		r := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, "cost", "-f", dir, "-o", "json")
 		elapsed := time.Since(start)
@@ -145,4 +130,32 @@ func withoutBounds(crd *apiextensionsv1.CustomResourceDefinition) (*apiextension
 	}
 	out := &apiextensionsv1.CustomResourceDefinition{}
 	return out, json.Unmarshal(data, out)
+}
+
+// writeProjects writes every project's CRDs the server took, each
+// changed by change, into a file per project of a new directory; it
+// returns the directory and the CRDs written.
+func writeProjects(t *testing.T, change func(*apiextensionsv1.CustomResourceDefinition) (*apiextensionsv1.CustomResourceDefinition, error)) (string, []*apiextensionsv1.CustomResourceDefinition) {
+	t.Helper()
+	dir := t.TempDir()
+	var all []*apiextensionsv1.CustomResourceDefinition
+	for project, crds := range projects {
+		var docs []byte
+		for _, crd := range crds {
+			crd, err := change(crd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, crd)
+			data, err := yaml.Marshal(crd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs = append(append(docs, "---\n"...), data...)
+		}
+		if err := os.WriteFile(filepath.Join(dir, project+".yaml"), docs, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, all
 }
