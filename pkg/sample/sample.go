@@ -6,6 +6,7 @@
 package sample
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -70,6 +71,13 @@ func Make(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, ve
 		for _, u := range res.Unknown {
 			causes = append(causes, validate.FieldError{Field: u, Type: "FieldValueUnknown", Message: "unknown field " + strconv.Quote(u)})
 		}
+		// The server lists its causes in no fixed order (its schema
+		// validator walks maps); repairs are tried in the causes' order and
+		// the first that helps is kept, so they are put in one order for
+		// the same sample every run.
+		slices.SortFunc(causes, func(a, b validate.FieldError) int {
+			return cmp.Or(strings.Compare(a.Field, b.Field), strings.Compare(a.Type, b.Type), strings.Compare(a.Message, b.Message))
+		})
 		return obj, causes
 	}
 	obj, causes := check()
