@@ -194,6 +194,11 @@ func fileCRDs(docs []manifest.Document) ([]*fileCRD, error) {
 		if !IsCRD(d.TypeMeta()) {
 			continue
 		}
+		// kubectl would apply the last of a key given twice; a CRD
+		// source read for its schema is refused, not guessed at.
+		if len(d.Warnings) > 0 {
+			return nil, d.Warnings[0]
+		}
 		fc, err := newFileCRD(d)
 		if err != nil {
 			return nil, err

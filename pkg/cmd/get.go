@@ -113,7 +113,7 @@ func (o *GetOptions) kubectlFactory(ctx context.Context, f *factory.Factory, cat
 	if online {
 		return cmdutil.NewFactory(&tabletransport.Getter{ConfigFlags: f.ConfigFlags, Tables: tables}), nil
 	}
-	server, err := localapi.ServerFor(ctx, cat, resolved, o.kubectl.Filenames, o.kubectl.Recursive)
+	server, err := localapi.ServerFor(ctx, cat, resolved, o.kubectl.Filenames, o.kubectl.Recursive, o.errOut)
 	if err != nil {
 		return nil, &factory.FlagError{Flag: "-f", Err: err}
 	}

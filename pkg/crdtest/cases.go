@@ -279,9 +279,18 @@ func decodeYAML(text string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not YAML: %w", err)
 	}
-	var m map[string]any
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &m); err != nil {
+	var v any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, &v); err != nil {
 		return nil, fmt.Errorf("not an object: %w", err)
 	}
-	return m, nil
+	switch v := v.(type) {
+	case map[string]any:
+		return v, nil
+	case nil:
+		return nil, nil
+	case []any:
+		return nil, errors.New("not an object: the text is a list")
+	default:
+		return nil, fmt.Errorf("not an object: the text is the scalar %q", strings.TrimSpace(text))
+	}
 }

@@ -40,10 +40,15 @@ func TestBadInput(t *testing.T) {
 		"error testdata/bad.testsuite.yaml:10:0 : crdName: no CustomResourceDefinition nosuch.example.com among the 1 given",
 		`error testdata/bad.testsuite.yaml:22:5 : unknown field "tests.onCreate[0].expectedErorr": not a field of the suite format`,
 		"error testdata/bad.testsuite.yaml:28:0 an initial object that is not YAML: testdata/bad.testsuite.yaml:28: initial: not YAML:",
-		"error testdata/bad.testsuite.yaml:30:0 an expected object that is not an object: testdata/bad.testsuite.yaml:30: expected: not an object:",
+		"error testdata/bad.testsuite.yaml:30:0 an expected object that is not an object: testdata/bad.testsuite.yaml:30: expected: not an object: the text is the scalar \"just words\"",
 		"passed testdata/bad.testsuite.yaml:33:0 a good case beside them: ",
 		"error testdata/bad.testsuite.yaml:36:0 a patch that does not apply: testdata/bad.testsuite.yaml:36: initialCRDPatches: does not apply to crontabs.stable.example.com:",
 		"failed testdata/bad.testsuite.yaml:41:0 a patch that makes the CRD invalid: updating the CustomResourceDefinition with initialCRDPatches: CustomResourceDefinition.apiextensions.k8s.io \"crontabs.stable.example.com\" is invalid:",
+		// Values of the wrong type said in the format's terms at their
+		// key, not as Go types; a key given twice hides a case.
+		`error testdata/bad.testsuite.yaml:54:5 : tests.onCreate[1].initial: a mapping, where the suite format wants a string (an object is written as text: "initial: |"`,
+		"error testdata/bad.testsuite.yaml:59:1 : tests: a list, where the suite format wants a mapping",
+		`error testdata/bad.testsuite.yaml:68:3 : duplicate key "onCreate" (first at line 65)`,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d results, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
@@ -54,7 +59,7 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	s := Summarize(results, suites)
-	if s.Passed != 1 || s.Failed != 1 || s.Errors != 6 || s.Suites != 4 {
+	if s.Passed != 1 || s.Failed != 1 || s.Errors != 9 || s.Suites != 7 {
 		t.Errorf("summary %+v", s)
 	}
 }
@@ -79,7 +84,7 @@ func TestJUnitReadByAConsumer(t *testing.T) {
 	if len(read) != 2 || read[0].Name != "../../examples/tests/crontab.testsuite.yaml" {
 		t.Fatalf("%d suites: %+v", len(read), read)
 	}
-	if read[0].Totals.Tests != 10 || read[0].Totals.Passed != 10 || read[1].Totals.Failed != 1 || read[1].Totals.Error != 6 {
+	if read[0].Totals.Tests != 10 || read[0].Totals.Passed != 10 || read[1].Totals.Failed != 1 || read[1].Totals.Error != 9 {
 		t.Errorf("totals %+v and %+v", read[0].Totals, read[1].Totals)
 	}
 	c := read[0].Tests[0]

@@ -116,9 +116,17 @@ func Read(paths []string, src manifest.Sources) ([]*Suite, error) {
 // decode reads one suite document, strictly, with the line of each case.
 func decode(d *manifest.Document) *Suite {
 	s := &Suite{}
-	strict, err := sigsjson.UnmarshalStrict(d.JSON, s)
 	s.File, s.Line = d.File, d.Line
+	strict, err := sigsjson.UnmarshalStrict(d.JSON, s)
+	if len(d.Warnings) > 0 { // a key given twice would hide a case
+		s.Err = d.Warnings[0]
+		return s
+	}
 	if err != nil {
+		if e := typeMismatch(d); e != nil {
+			s.Err = e
+			return s
+		}
 		s.Err = &manifest.Error{File: d.File, Line: d.Line, Msg: "not a test suite: " + strings.TrimPrefix(err.Error(), "json: ")}
 		return s
 	}

@@ -3,6 +3,7 @@ package localapi
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -23,11 +24,17 @@ import (
 // ServerFor serves the objects of the files paths name, as created, with
 // the CRDs of the resources asked for (get's arguments, resolved) and
 // those of the objects' kinds (kubectl's get -f asks for each object by
-// its resource): only those are decoded.
-func ServerFor(ctx context.Context, cat *catalog.Catalog, resolved []catalog.Resource, paths []string, recursive bool) (*Server, error) {
+// its resource): only those are decoded. What kubectl reads with a
+// warning (a key given twice) is said on warn.
+func ServerFor(ctx context.Context, cat *catalog.Catalog, resolved []catalog.Resource, paths []string, recursive bool, warn io.Writer) (*Server, error) {
 	docs, err := manifest.ReadPaths(paths, recursive, nil)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range docs {
+		for _, w := range d.Warnings {
+			fmt.Fprintf(warn, "warning: %v%s\n", w, manifest.LastValueSent)
+		}
 	}
 	names := map[string]bool{}
 	var crds []*catalog.CRD

@@ -54,7 +54,7 @@ func (c *Chunk) Decode() []Document {
 			return nil
 		}
 		if err != nil {
-			doc = failed(err)
+			doc = failed(templateError(c.name, c.text, c.line-1, err))
 			if doc.Line == 0 {
 				doc.Line = c.line
 			}

@@ -32,7 +32,15 @@ type Document struct {
 	// Err is set (and JSON and Node are not) when this document could not
 	// be decoded: see ReadPathsLenient.
 	Err *Error
+	// Warnings are what is wrong with the text that kubectl still sends
+	// (a key given twice: the last value is the one in JSON; see
+	// LastValueSent).
+	Warnings []*Error
 }
+
+// LastValueSent is what a warning of a key given twice adds for those who
+// check what kubectl sends.
+const LastValueSent = "; kubectl sends the last value"
 
 // TypeMeta is the apiVersion and kind of a document.
 type TypeMeta struct {

@@ -60,6 +60,16 @@ func jsonDocument(name string, text []byte, line, column int) (Document, bool) {
 			return failed(err), true
 		}
 		doc.Node = node
+		doc.Warnings = duplicateKeys(name, node, nil)
+	}
+	if len(doc.Warnings) > 0 {
+		// As kubectl sends it: decoded (the last value of a key wins)
+		// and encoded again.
+		if sigsjson.UnmarshalCaseSensitivePreserveInts(text, &obj) == nil && obj != nil {
+			if js, err := json.Marshal(obj); err == nil {
+				doc.JSON, doc.object = js, obj
+			}
+		}
 	}
 	return doc, true
 }

@@ -305,6 +305,7 @@ func decodeNodeFirst(name string, text []byte, offset int) (*Document, error) {
 	if err := checkNode(name, node); err != nil {
 		return nil, err
 	}
+	// As kubectl reads it: a key given twice keeps its last value.
 	js, err := sigsyaml.YAMLToJSON(text)
 	if err != nil {
 		return nil, shiftLine(yamlError(name, err), offset)
@@ -313,7 +314,8 @@ func decodeNodeFirst(name string, text []byte, offset int) (*Document, error) {
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(js, &obj); err != nil {
 		return nil, &Error{File: name, Line: node.Line, Column: node.Column, Msg: "invalid object: " + jsonMessage(err)}
 	}
-	return &Document{File: name, Line: node.Line, Column: node.Column, JSON: js, object: obj, Node: node}, nil
+	return &Document{File: name, Line: node.Line, Column: node.Column, JSON: js, object: obj, Node: node,
+		Warnings: duplicateKeys(name, node, nil)}, nil
 }
 
 // asKubectlReads decodes a YAML document into JSON as kubectl does
@@ -470,40 +472,38 @@ func isParserProblem(msg string) bool {
 	return false
 }
 
-// checkNode rejects documents that cannot be objects and mappings with a key
-// given twice (the server would keep only one of them, silently losing the
-// other).
+// checkNode rejects documents that cannot be objects.
 func checkNode(name string, node *yaml.Node) error {
 	if node.Kind != yaml.MappingNode {
 		return &Error{File: name, Line: node.Line, Column: node.Column,
 			Msg: fmt.Sprintf("expected an object (a mapping with apiVersion and kind), found %s", describe(node))}
 	}
-	return checkDuplicateKeys(name, node)
+	return nil
 }
 
-func checkDuplicateKeys(name string, node *yaml.Node) error {
+// duplicateKeys appends to found each key given a second time in a
+// mapping under node, at its place. kubectl sends such a document with
+// the last value (the server never sees the others), so this is a
+// warning: almost always a mistake, but not what the server refuses.
+func duplicateKeys(name string, node *yaml.Node, found []*Error) []*Error {
 	switch node.Kind {
 	case yaml.MappingNode:
 		seen := map[string]*yaml.Node{}
 		for i := 0; i+1 < len(node.Content); i += 2 {
 			k := node.Content[i]
 			if first, dup := seen[k.Value]; dup && k.Kind == yaml.ScalarNode {
-				return &Error{File: name, Line: k.Line, Column: k.Column,
-					Msg: fmt.Sprintf("duplicate key %q (first at line %d)", k.Value, first.Line)}
+				found = append(found, &Error{File: name, Line: k.Line, Column: k.Column,
+					Msg: fmt.Sprintf("duplicate key %q (first at line %d)", k.Value, first.Line)})
 			}
 			seen[k.Value] = k
-			if err := checkDuplicateKeys(name, node.Content[i+1]); err != nil {
-				return err
-			}
+			found = duplicateKeys(name, node.Content[i+1], found)
 		}
 	case yaml.SequenceNode:
 		for _, c := range node.Content {
-			if err := checkDuplicateKeys(name, c); err != nil {
-				return err
-			}
+			found = duplicateKeys(name, c, found)
 		}
 	}
-	return nil
+	return found
 }
 
 func describe(node *yaml.Node) string {

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,7 +79,6 @@ func TestReadErrors(t *testing.T) {
 		{"mapping in scalar", "a: 1\nb: c: d\n", "f:2: invalid YAML: mapping values are not allowed in this context"},
 		{"tab indentation", "a: 1\n\tb: 2\n", "f:2: invalid YAML: found a tab character that violates indentation"},
 		{"error in a later document", "a: 1\n---\nb: 1\nc: [\n", "f:5: invalid YAML: did not find expected node content"},
-		{"duplicate key", "a: 1\nb:\n  c: 1\n  c: 2\n", `f:4:3: duplicate key "c" (first at line 3)`},
 		{"scalar document", "just a string\n", `f:1:1: expected an object (a mapping with apiVersion and kind), found the scalar "just a string"`},
 		{"list document", "- a: 1\n", "f:1:1: expected an object (a mapping with apiVersion and kind), found a list"},
 		{"invalid JSON", "{\"a\": 1,\n \"b\": }\n", "f:2:7: invalid JSON: invalid character '}' looking for beginning of value"},
@@ -135,5 +135,44 @@ func TestPosition(t *testing.T) {
 		if l, c := docs[0].Position(path); l != want[0] || c != want[1] {
 			t.Errorf("%q at %d:%d, want %d:%d", path, l, c, want[0], want[1])
 		}
+	}
+}
+
+// TestDuplicateKeysWarn: a key given twice is a warning at its place, and
+// the document is what kubectl sends (the last value), in YAML and JSON.
+func TestDuplicateKeysWarn(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		json     string
+		warnings []string
+	}{
+		{"yaml", "a: 1\nb:\n  c: 1\n  c: 2\na: 3\n", `{"a":3,"b":{"c":2}}`, []string{
+			`f:4:3: duplicate key "c" (first at line 3)`,
+			`f:5:1: duplicate key "a" (first at line 1)`,
+		}},
+		{"json", "{\"a\": 1,\n \"b\": {\"c\": 1, \"c\": [2]}}", `{"a":1,"b":{"c":[2]}}`, []string{
+			`f:2:16: duplicate key "c" (first at line 2)`,
+		}},
+		{"in a list", "items:\n- a: 1\n  a: 2\n", `{"items":[{"a":2}]}`, []string{
+			`f:3:3: duplicate key "a" (first at line 2)`,
+		}},
+		{"none", "a: 1\nb: {a: 2}\n", `{"a":1,"b":{"a":2}}`, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			docs, err := Read("f", []byte(tt.in))
+			if err != nil || len(docs) != 1 {
+				t.Fatalf("Read: %d documents, %v", len(docs), err)
+			}
+			var got []string
+			for _, w := range docs[0].Warnings {
+				got = append(got, w.Error())
+			}
+			if !slices.Equal(got, tt.warnings) {
+				t.Errorf("warnings %q, want %q", got, tt.warnings)
+			}
+			if string(docs[0].JSON) != tt.json {
+				t.Errorf("JSON %s, want %s", docs[0].JSON, tt.json)
+			}
+		})
 	}
 }

@@ -34,6 +34,9 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 		res.Errors = append(res.Errors, Problem{Type: "InputInvalid", Message: d.Err.Msg, Line: d.Err.Line, Column: d.Err.Column})
 		return res
 	}
+	for _, w := range d.Warnings {
+		res.Warnings = append(res.Warnings, Problem{Type: "DuplicateKey", Message: w.Msg + manifest.LastValueSent, Line: w.Line, Column: w.Column})
+	}
 	object, err := d.TakeObject()
 	if err != nil {
 		res.Status, res.Reason = "error", err.Error()

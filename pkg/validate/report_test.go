@@ -128,7 +128,8 @@ spec: {replicas: 0}
 	}
 	want := []string{
 		"invalid before [4:8 spec.replicas FieldValueInvalid]",
-		`error  [9:21  InputInvalid]`,
+		// A key given twice is sent with its last value: a warning.
+		"valid dup []",
 		"error  [12:0  InputInvalid]",
 		"error  [13:1  InputInvalid]",
 		"invalid after [18:8 spec.replicas FieldValueInvalid]",
@@ -136,8 +137,11 @@ spec: {replicas: 0}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if r.Summary != (Summary{Invalid: 2, Errors: 3}) {
+	if r.Summary != (Summary{Valid: 1, Invalid: 2, Errors: 2}) {
 		t.Errorf("summary %+v", r.Summary)
+	}
+	if w := r.Results[1].Warnings; len(w) != 1 || w[0].Type != "DuplicateKey" || w[0].Line != 9 || w[0].Column != 21 {
+		t.Errorf("the key given twice: %+v", w)
 	}
 }
 

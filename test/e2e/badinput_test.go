@@ -85,10 +85,20 @@ func TestBadInputSuite(t *testing.T) {
 		stdout: "$REPO/test/testdata/bad/tab-in-second-doc.yaml:3:1: metadata.name: Required value: name or generateName is required\n$REPO/test/testdata/bad/tab-in-second-doc.yaml:9: error: invalid YAML: found character that cannot start any token\n0 valid, 1 invalid, 0 skipped, 1 error\n",
 		code:   2,
 	}, {
-		name:   "duplicate key",
-		args:   []string{"validate", "-f", filepath.Join(bad, "duplicate-key.yaml"), "--offline"},
-		stdout: "$REPO/test/testdata/bad/duplicate-key.yaml:7:3: error: duplicate key \"group\" (first at line 6)\n0 valid, 0 invalid, 0 skipped, 1 error\n",
-		code:   2,
+		// kubectl sends a key given twice with its last value, and the
+		// server checks that: a warning at the key, then the server's
+		// answer on the last value.
+		name: "duplicate key, the last value valid",
+		args: []string{"validate", "--offline", "-f", write("dup-valid.yaml",
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  a: 2\n  a: \"2\"\n")},
+		stdout: "@/dup-valid.yaml:6:3: warning: duplicate key \"a\" (first at line 5); kubectl sends the last value\n1 valid, 0 invalid, 0 skipped, 0 errors\n",
+	}, {
+		name: "duplicate key, the last value invalid",
+		args: []string{"validate", "--offline", "-f", write("dup-invalid.json",
+			`{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"a": "2", "a": 2}}`)},
+		stdout: "@/dup-invalid.json:1:70: data: ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string\n" +
+			"@/dup-invalid.json:1:89: warning: duplicate key \"a\" (first at line 1); kubectl sends the last value\n0 valid, 1 invalid, 0 skipped, 0 errors\n",
+		code: 1,
 	}, {
 		name:   "a billion laughs",
 		args:   []string{"validate", "-f", write("bomb.yaml", bomb), "--crds", cronTabCRD},
