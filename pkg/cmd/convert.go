@@ -9,6 +9,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/convert"
 	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -145,10 +146,19 @@ func (o *ConvertOptions) Run(ctx context.Context) error {
 
 // convert reads the -f files and converts or round-trips their objects.
 func (o *ConvertOptions) convert(ctx context.Context) error {
-	docs, err := manifest.ReadPaths(o.Filenames, o.Recursive, o.f.Sources())
+	input, err := manifest.OpenPaths(o.Filenames, o.Recursive, o.f.Sources())
 	if err != nil {
 		return &factory.FlagError{Flag: "-f", Err: err}
 	}
+	p, err := validate.NewPipeline(o.run.Catalog, input)
+	if err != nil {
+		return &factory.FlagError{Flag: "-f", Err: err}
+	}
+	docs, err := input.Read()
+	if err != nil {
+		return &factory.FlagError{Flag: "-f", Err: err}
+	}
+	o.run.Catalog = p.Catalog()
 	return o.run.Files(ctx, docs, o.RoundTrip)
 }
 

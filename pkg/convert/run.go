@@ -123,17 +123,12 @@ func (r *Run) targetVersion(crd *apiextensionsv1.CustomResourceDefinition) (stri
 	return version, nil
 }
 
-// Files converts the objects of an input, or round-trips them, with the
-// CRDs the input holds added to the catalog first.
+// Files converts the objects of an input, or round-trips them; Catalog
+// holds the input's own CRDs (validate.NewPipeline puts them there).
 func (r *Run) Files(ctx context.Context, docs []manifest.Document, roundTrip bool) error {
-	crds, objects, err := catalog.Split(docs)
+	_, objects, err := catalog.Split(docs)
 	if err != nil {
 		return err
-	}
-	for _, c := range crds {
-		if err := r.Catalog.AddInput(c.CRD); err != nil {
-			return err
-		}
 	}
 	if len(objects) == 0 {
 		return errors.New("no objects to convert in the input")

@@ -162,24 +162,20 @@ func (d *diagnoser) diagnostics(ctx context.Context, doc *document) []protocol.D
 		return d.unchecked(err)
 	}
 	text := []byte(doc.text)
-	input := manifest.InputOf(doc.path, text)
-	crds, err := validate.InputCRDs(input)
-	if err != nil {
-		return d.unchecked(err)
-	}
-	cat, err := env.Catalog.WithInput(crds...)
+	p, err := validate.NewPipeline(env.Catalog, manifest.InputOf(doc.path, text))
 	if err != nil {
 		return []protocol.Diagnostic{{Severity: protocol.DiagnosticSeverityError, Source: source, Message: err.Error()}}
 	}
+	crds := p.CRDs()
 	cache := env.cache
 	if len(crds) > 0 {
 		cache = d.s.documentCache(doc, crds)
 	}
 	var results []validate.ObjectResult
 	opts := env.Options
-	opts.Cache = cache
+	opts.Cache, opts.Found = cache, env.remember
 	opts.Emit = func(r validate.ObjectResult) { results = append(results, r) }
-	_, err = validate.Documents(ctx, input, recording{cat: cat, env: env}, opts)
+	_, err = p.Check(ctx, opts)
 	cache.ForgetFailed() // a cluster that did not answer is asked again next time
 	if err != nil {
 		return d.unchecked(err)

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -159,24 +158,6 @@ func (e *environment) all() []*apiextensionsv1.CustomResourceDefinition {
 		out = append(out, c.CustomResourceDefinition)
 	}
 	return out
-}
-
-// recording is a catalog that remembers what it answers.
-type recording struct {
-	cat *catalog.Catalog
-	env *environment
-}
-
-func (r recording) KindsInGroup(ctx context.Context, group string) ([]string, error) {
-	return r.cat.KindsInGroup(ctx, group)
-}
-
-func (r recording) ForKind(ctx context.Context, gk schema.GroupKind) (*catalog.CRD, error) {
-	crd, err := r.cat.ForKind(ctx, gk)
-	if crd != nil {
-		r.env.remember(crd)
-	}
-	return crd, err
 }
 
 // absolute makes the settings' paths absolute, from root.

@@ -61,6 +61,16 @@ func (in *Input) Each(f func(Chunk) bool) error {
 	return in.each(f, "")
 }
 
+// Read decodes every document of the input, as ReadPaths does.
+func (in *Input) Read() ([]Document, error) {
+	var chunks []Chunk
+	err := in.Each(func(c Chunk) bool {
+		chunks = append(chunks, c)
+		return true
+	})
+	return strict(decodeAll(chunks), err)
+}
+
 // EachMentioning walks the input as Each does, passing f only the chunks
 // whose text holds s; the other documents of a YAML file are not read
 // into memory.

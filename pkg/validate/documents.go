@@ -36,23 +36,6 @@ func eachMentioning(input Input, s string, f func(manifest.Chunk) bool) error {
 	})
 }
 
-// InputCRDs decodes the CRDs of the input, for the objects beside them
-// wherever they stand: a first walk over the input, before any object is
-// checked, which reads and decodes only the documents that mention the
-// kind (they are read again when they are checked). A CRD that does not decode is
-// left out: its own result says why.
-func InputCRDs(input Input) ([]*catalog.CRD, error) {
-	var crds []*catalog.CRD
-	err := eachMentioning(input, "CustomResourceDefinition", func(chunk manifest.Chunk) bool {
-		found, _, _ := catalog.Split(chunk.Decode())
-		for _, c := range found {
-			crds = append(crds, c.CRD)
-		}
-		return true
-	})
-	return crds, err
-}
-
 // Documents decodes and validates every document of input, several at a
 // time, each CRD version's validator built once; results are in input
 // order. Custom resources are checked as creates (or, with Options.Old,

@@ -28,17 +28,14 @@ type Environment struct {
 }
 
 // Check checks the documents of input with opts (the environment's, as
-// the caller set them): the input's own CRDs are added to the catalog
-// first, for the objects beside them wherever they stand.
+// the caller set them), put together with the environment's catalog (see
+// NewPipeline).
 func (e *Environment) Check(ctx context.Context, input Input, opts Options) (Report, error) {
-	crds, err := InputCRDs(input)
+	p, err := NewPipeline(e.Catalog, input)
 	if err != nil {
 		return Report{}, err
 	}
-	if err := e.Catalog.AddInput(crds...); err != nil {
-		return Report{}, err
-	}
-	return Documents(ctx, input, e.Catalog, opts)
+	return p.Check(ctx, opts)
 }
 
 // Cluster is how an environment reaches the cluster: Config and Discovery

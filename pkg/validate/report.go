@@ -114,6 +114,9 @@ type Options struct {
 	// newest this build knows), for the reports to say. The checks read
 	// it from the server code's registry, which the root command sets.
 	KubernetesVersion *version.Version
+	// Found, when set, is told each CRD a kind of the input was found
+	// in (a front end that watches their files).
+	Found func(*catalog.CRD)
 	// Cache, when set, is what earlier runs learnt and what this one
 	// keeps (a long-lived front end passes the same one to every run);
 	// else the run has its own.
