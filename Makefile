@@ -2,13 +2,22 @@ VERSION ?= dev
 DIST ?= dist
 LDFLAGS := -X github.com/kubectl-crd/kubectl-crd/pkg/cmd.Version=$(VERSION)
 
-.PHONY: build test devcluster dist
+.PHONY: build test fuzz devcluster dist
 
 build:
 	go build -trimpath -ldflags "$(LDFLAGS)" -o bin/kubectl-crd ./cmd/kubectl-crd
 
 test:
 	go test ./...
+
+# Every fuzz target for FUZZTIME each (CI fuzzes pkg/manifest's briefly
+# and runs the others' seeds: fuzzing them builds every dependency again).
+FUZZTIME ?= 2m
+fuzz:
+	for t in manifest:FuzzRead manifest:FuzzYAMLNodeLater manifest:FuzzJSONNodeLater manifest:FuzzMapKeyPositions \
+		catalog:FuzzLoadCRDs validate:FuzzValidate printers:FuzzTable builtin:FuzzCheck; do \
+		go test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) ./pkg/$${t%%:*} || exit 1; \
+	done
 
 devcluster:
 	go run ./test/devcluster
