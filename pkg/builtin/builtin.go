@@ -254,7 +254,9 @@ func (k *Kind) finish(res Result, obj runtime.Object, w *warnings, keep bool) Re
 // of live, the live object in JSON (as a GET returns it, or as a file has
 // it): the three-way merge of the configuration last applied, body and
 // live, checked against live decoded and defaulted as storage reads it.
-func (k *Kind) Update(ctx context.Context, body, live []byte, keep bool) (res Result) {
+// With replace, body itself is the update (a PUT, as kubectl replace
+// sends it), at live's resourceVersion when it names none.
+func (k *Kind) Update(ctx context.Context, body, live []byte, keep, replace bool) (res Result) {
 	defer recovered(&res)
 	old, err := k.decodeLive(live)
 	if err != nil {
@@ -269,7 +271,10 @@ func (k *Kind) Update(ctx context.Context, body, live []byte, keep bool) (res Re
 	if err != nil {
 		return Result{Err: apierrors.NewInternalError(err)}
 	}
-	patched, unchanged, err := applypatch.Apply(body, stored, versioned)
+	patched, unchanged, err := body, false, error(nil)
+	if !replace {
+		patched, unchanged, err = applypatch.Apply(body, stored, versioned)
+	}
 	var panicked *applypatch.PanicError
 	if errors.As(err, &panicked) {
 		// kubectl crashes or the server answers with an internal error,
@@ -308,7 +313,11 @@ func (k *Kind) Update(ctx context.Context, body, live []byte, keep bool) (res Re
 	if m.GetResourceVersion() == "" {
 		m.SetResourceVersion(oldMeta.GetResourceVersion())
 	}
-	ctx, warnings := k.request(ctx, http.MethodPatch, oldMeta.GetNamespace(), oldMeta.GetName())
+	method := http.MethodPatch
+	if replace {
+		method = http.MethodPut
+	}
+	ctx, warnings := k.request(ctx, method, oldMeta.GetNamespace(), oldMeta.GetName())
 	if k.begin != nil {
 		k.begin(obj, old)
 	}

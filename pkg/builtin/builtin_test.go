@@ -183,11 +183,11 @@ spec:
     metadata: {labels: {app: web, tier: front}}
     spec: {containers: [{name: c, image: nginx}]}
 `)
-	res := lookup(t, k, "apps/v1", "Deployment").Update(context.Background(), changed, old, false)
+	res := lookup(t, k, "apps/v1", "Deployment").Update(context.Background(), changed, old, false, false)
 	if got, want := causes(res), []string{"spec.selector FieldValueInvalid"}; !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q (%v)", got, want, res.Err)
 	}
-	same := lookup(t, k, "apps/v1", "Deployment").Update(context.Background(), old, old, false)
+	same := lookup(t, k, "apps/v1", "Deployment").Update(context.Background(), old, old, false, false)
 	if same.Err != nil {
 		t.Errorf("an unchanged update: %v", same.Err)
 	}
@@ -219,7 +219,7 @@ spec: {containers: [{name: {x: 1}, image: nginx}]}
 		server      bool
 	}{{"", true}, {lastApplied, false}} {
 		old := body(t, strings.Replace(live, "ANNOTATIONS", tc.annotations, 1))
-		res := lookup(t, kinds(t), "v1", "Pod").Update(context.Background(), named, old, false)
+		res := lookup(t, kinds(t), "v1", "Pod").Update(context.Background(), named, old, false, false)
 		var panicked *PanicError
 		var patching *applypatch.PanicError
 		var decoding *DecodeError
@@ -261,11 +261,11 @@ spec:
   template:
     spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}
 `)
-	if res := lookup(t, k, "batch/v1", "Job").Update(ctx, job, liveJob, false); res.Err != nil {
+	if res := lookup(t, k, "batch/v1", "Job").Update(ctx, job, liveJob, false, false); res.Err != nil {
 		t.Errorf("a Job applied again with a new label: %v", res.Err)
 	}
 	changedImage := strings.Replace(string(job), "busybox", "alpine", 1)
-	if got := causes(lookup(t, k, "batch/v1", "Job").Update(ctx, []byte(changedImage), liveJob, false)); !slices.Equal(got, []string{"spec.template FieldValueInvalid"}) {
+	if got := causes(lookup(t, k, "batch/v1", "Job").Update(ctx, []byte(changedImage), liveJob, false, false)); !slices.Equal(got, []string{"spec.template FieldValueInvalid"}) {
 		t.Errorf("a Job's template changed: %q, want the immutable template", got)
 	}
 	liveService := body(t, `apiVersion: v1
@@ -278,7 +278,7 @@ kind: Service
 metadata: {name: web}
 spec: {selector: {app: web}, ports: [{port: 80}, {name: metrics, port: 9090}]}
 `)
-	res := lookup(t, k, "v1", "Service").Update(ctx, service, liveService, false)
+	res := lookup(t, k, "v1", "Service").Update(ctx, service, liveService, false, false)
 	if got := causes(res); !slices.Equal(got, []string{"spec.ports[0].name FieldValueRequired"}) {
 		t.Errorf("a Service given a second port without naming the first: %q (%v)", got, res.Err)
 	}
@@ -401,7 +401,7 @@ kind: Service
 metadata: {name: db, namespace: default, resourceVersion: "4", uid: 8d0f1c52-0000-4000-8000-000000000004}
 spec: {clusterIP: 10.0.0.12, clusterIPs: [10.0.0.12], ipFamilies: [IPv4], ipFamilyPolicy: SingleStack, type: ClusterIP, selector: {app: db}, ports: [{port: 5432, targetPort: 5432, protocol: TCP}]}
 `)
-	if got := causes(svc.Update(ctx, headless, live, false)); !slices.Equal(got, []string{"spec.clusterIPs[0] FieldValueInvalid"}) {
+	if got := causes(svc.Update(ctx, headless, live, false, false)); !slices.Equal(got, []string{"spec.clusterIPs[0] FieldValueInvalid"}) {
 		t.Errorf("clusterIP changed to None: %q, want spec.clusterIPs[0] invalid", got)
 	}
 	unchanged := body(t, `apiVersion: v1
@@ -409,7 +409,7 @@ kind: Service
 metadata: {name: db, namespace: default, labels: {tier: data}}
 spec: {clusterIP: 10.0.0.12, selector: {app: db}, ports: [{port: 5432}]}
 `)
-	if res := svc.Update(ctx, unchanged, live, false); res.Err != nil {
+	if res := svc.Update(ctx, unchanged, live, false, false); res.Err != nil {
 		t.Errorf("clusterIP given as it is: %v", res.Err)
 	}
 }

@@ -49,7 +49,7 @@ func FuzzCheck(f *testing.F) {
 			check(t, kind.Create(ctx, d.JSON, "", true))
 			for j := range lives {
 				if lives[j].Err == nil {
-					check(t, kind.Update(ctx, d.JSON, lives[j].JSON, true))
+					check(t, kind.Update(ctx, d.JSON, lives[j].JSON, true, false))
 				}
 			}
 		}

@@ -27,6 +27,7 @@ type ValidateOptions struct {
 	StrictKinds bool
 	SkipKinds   []string
 	Old         []string
+	Replace     bool
 	Offline     bool
 	AllowSkip   bool
 
@@ -52,7 +53,8 @@ metadata, list types, CEL rules), kinds kube-apiserver serves itself
 (decoding, defaults, each resource's validation) and CRDs. CRDs come from
 the cluster, --crds files, or the input itself. Online, an object that
 exists is checked as the update kubectl apply makes of it (--old gives the
-old objects from files). Admission and authorization are not run.
+old objects from files; --replace checks the file itself as the update, as
+kubectl replace sends it). Admission and authorization are not run.
 
 Each problem is reported with its file, line and column. Exit status: 0
 when every object is valid, 1 when one is invalid, 2 when the input cannot
@@ -76,6 +78,7 @@ be read or checked.`,
 	c.Flags().BoolVar(&o.Offline, "offline", false, "Never contact a cluster: CRDs come from --crds and the input only.")
 	c.Flags().BoolVar(&o.AllowSkip, "allow-skip-all", false, "Exit 0 when every object was skipped (by default that is an error: nothing was checked).")
 	c.Flags().StringArrayVar(&o.Old, "old", nil, "Files, directories, URLs or git:REV:PATH of the objects as they are now: an object found there is checked as an update of it.")
+	c.Flags().BoolVar(&o.Replace, "replace", false, "Check an object that exists as kubectl replace updates it (the file is the whole new object, a PUT), not as kubectl apply patches it.")
 	return c
 }
 
@@ -121,6 +124,7 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 	printer := validate.NewPrinter(o.out, o.errOut, o.Output, Version, o.kube, o.colour)
 	opts := o.env.Options
 	opts.Unknown, opts.StrictKinds, opts.Skip, opts.Keep, opts.Emit = validate.UnknownFields(o.Unknown), o.StrictKinds, o.skip, o.Output == "yaml", printer.Add
+	opts.Replace = o.Replace
 	report, err := o.env.Check(ctx, input, opts)
 	if err != nil {
 		return err

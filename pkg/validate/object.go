@@ -71,6 +71,11 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 			return res
 		}
 		res.Operation = "update"
+		if opts.Replace {
+			res.Operation = "replace"
+			res.report(d, CRD(ctx, d.JSON, old), opts)
+			return res
+		}
 		res.report(d, appliedCRD(ctx, d.JSON, old), opts)
 		return res
 	}
@@ -133,10 +138,14 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 		}
 	}
 	var out Result
-	if old != nil {
+	switch {
+	case old != nil && opts.Replace:
+		res.Operation = "replace"
+		out = v.update(ctx, obj.Object, old)
+	case old != nil:
 		res.Operation = "update"
 		out = applied(ctx, v, d.JSON, old, opts.Keep)
-	} else {
+	default:
 		out = v.create(ctx, obj.Object, opts.Namespace)
 	}
 	res.report(d, out, opts)
@@ -272,12 +281,15 @@ func (c *checker) checkBuiltIn(ctx context.Context, d *manifest.Document, res *O
 	var out builtin.Result
 	if old != nil {
 		res.Operation = "update"
+		if opts.Replace {
+			res.Operation = "replace"
+		}
 		oldJSON, err := json.Marshal(old)
 		if err != nil {
 			res.Status, res.Reason = "error", err.Error()
 			return
 		}
-		out = kind.Update(ctx, d.JSON, oldJSON, opts.Keep)
+		out = kind.Update(ctx, d.JSON, oldJSON, opts.Keep, opts.Replace)
 	} else {
 		out = kind.Create(ctx, d.JSON, opts.Namespace, opts.Keep)
 	}

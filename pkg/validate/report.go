@@ -97,8 +97,12 @@ type Options struct {
 	// Namespace is where namespaced objects without one go ("default"
 	// when empty), as kubectl apply sends them.
 	Namespace string
-	// Old, when set, turns documents whose object exists into updates.
+	// Old, when set, turns documents whose object exists into updates:
+	// the patch kubectl apply makes of it (a three-way merge through its
+	// last-applied annotation), or with Replace the document itself as a
+	// PUT (kubectl replace, and tools that write whole objects).
 	Old OldLookup
+	Replace bool
 	// OldCRD, when set, turns CRD documents whose CRD exists into updates:
 	// it returns the CRD as the cluster keeps it (status included), nil
 	// when there is none.

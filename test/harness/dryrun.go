@@ -44,9 +44,10 @@ func NewDryRunner(config *rest.Config) (*DryRunner, error) {
 	return &DryRunner{config, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)), client}, nil
 }
 
-// Run sends the object in js as a dry-run create, or for operation
-// "update" as the patch kubectl apply makes of the live object (with
-// kubectl's own apply code), and returns the server's refusal. Where
+// Run sends the object in js as a dry-run create, for operation "update"
+// as the patch kubectl apply makes of the live object (with kubectl's own
+// apply code), for "replace" as a PUT of the object at the live object's
+// resourceVersion, and returns the server's refusal. Where
 // kubectl's apply code panics (kubectl apply crashes), the error is an
 // internal error that says so.
 func (r *DryRunner) Run(t *testing.T, js []byte, operation string) (err error) {
@@ -73,13 +74,20 @@ func (r *DryRunner) Run(t *testing.T, js []byte, operation string) (err error) {
 	}
 	ri := r.client.Resource(mapping.Resource).Namespace(namespace)
 	ctx := context.Background()
-	if operation != "update" {
+	if operation == "create" {
 		_, err := ri.Create(ctx, obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
 		return err
 	}
 	live, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if operation == "replace" {
+		if obj.GetResourceVersion() == "" {
+			obj.SetResourceVersion(live.GetResourceVersion())
+		}
+		_, err := ri.Update(ctx, obj, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
+		return err
 	}
 	modified, err := util.GetModifiedConfiguration(obj, true, unstructured.UnstructuredJSONScheme)
 	if err != nil {
