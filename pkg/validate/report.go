@@ -101,7 +101,7 @@ type Options struct {
 	// the patch kubectl apply makes of it (a three-way merge through its
 	// last-applied annotation), or with Replace the document itself as a
 	// PUT (kubectl replace, and tools that write whole objects).
-	Old OldLookup
+	Old     OldLookup
 	Replace bool
 	// OldCRD, when set, turns CRD documents whose CRD exists into updates:
 	// it returns the CRD as the cluster keeps it (status included), nil
