@@ -11,10 +11,14 @@ import (
 )
 
 // verb is every command of kubectl crd, in the shape of kubectl's own:
-// Complete fills the options from the flags, the arguments, the
-// environment and the factory (clients, the catalog, the Kubernetes
-// version); Validate checks them and changes nothing; Run does the work.
-// run calls them in that order.
+// Complete fills the options from the flags and the arguments; Validate
+// checks them and changes nothing; Run reads what it needs (files, URLs,
+// git revisions, the cluster: the catalog, the Kubernetes version) and
+// does the work. run calls them in that order, so that a usage error is
+// said before anything is read. (explain, migrate and get complete with
+// what the catalog resolves, as kubectl's own explain and get do: explain
+// and migrate first check what would make reading it pointless, get's
+// flags are kubectl's and checked by kubectl's Validate.)
 type verb interface {
 	Complete(f *factory.Factory, c *cobra.Command, args []string) error
 	Validate() error

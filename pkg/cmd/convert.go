@@ -81,19 +81,24 @@ input cannot be read, a CRD is missing or a version is unknown.`,
 func (o *ConvertOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
 	o.types, o.offline, o.f = args, f.Offline(false), f
 	o.run = convert.Run{OutputVersion: o.OutputVersion, Format: o.Output, Out: f.Streams.Out, Errors: f.Streams.ErrOut}
-	// Converted objects are checked as the cluster's version checks them.
-	if _, err := f.KubernetesVersion(false); err != nil {
-		return err
-	}
-	var err error
-	if o.run.Catalog, err = f.Catalog(false); err != nil {
-		return err
-	}
 	timeout, err := clientcmd.ParseTimeout(*f.ConfigFlags.Timeout)
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("--request-timeout: %w", err)}
 	}
 	o.run.Webhook = convert.Webhook{URL: o.WebhookURL, Timeout: timeout}
+	return nil
+}
+
+// load resolves the Kubernetes version (converted objects are checked as
+// the cluster's version checks them), the catalog and the webhook's CA.
+func (o *ConvertOptions) load() error {
+	if _, err := o.f.KubernetesVersion(false); err != nil {
+		return err
+	}
+	var err error
+	if o.run.Catalog, err = o.f.Catalog(false); err != nil {
+		return err
+	}
 	if o.WebhookCA != "" {
 		if o.run.Webhook.CA, err = os.ReadFile(o.WebhookCA); err != nil {
 			return fmt.Errorf("--webhook-ca: %w", err)
@@ -132,10 +137,12 @@ func (o *ConvertOptions) Validate() error {
 
 // Run converts, round-trips or checks.
 func (o *ConvertOptions) Run(ctx context.Context) error {
-	var err error
-	if o.Check {
+	err := o.load()
+	switch {
+	case err != nil:
+	case o.Check:
 		err = o.check(ctx)
-	} else {
+	default:
 		err = o.convert(ctx)
 	}
 	if err == nil && o.run.Code != 0 {

@@ -20,6 +20,7 @@ import (
 
 // CostOptions are the options of kubectl crd cost.
 type CostOptions struct {
+	f *factory.Factory // the sources and the cluster, read by Run
 	Filenames []string
 	Output    string
 	All       bool
@@ -64,13 +65,18 @@ refuse a CRD for its rules' cost, 2 when the input cannot be read.`,
 // Complete makes the catalog; the estimates are those of the Kubernetes
 // version answered as (its CEL libraries).
 func (o *CostOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
-	o.types, o.sources, o.out = args, f.Sources(), f.Streams.Out
+	o.types, o.sources, o.out, o.f = args, f.Sources(), f.Streams.Out, f
+	return nil
+}
+
+// load resolves the Kubernetes version and, without -f, the catalog.
+func (o *CostOptions) load() error {
 	var err error
-	if o.kube, err = f.KubernetesVersion(len(o.Filenames) > 0); err != nil {
+	if o.kube, err = o.f.KubernetesVersion(len(o.Filenames) > 0); err != nil {
 		return err
 	}
 	if len(o.Filenames) == 0 {
-		o.catalog, err = f.Catalog(false)
+		o.catalog, err = o.f.Catalog(false)
 	}
 	return err
 }
@@ -88,6 +94,9 @@ func (o *CostOptions) Validate() error {
 
 // Run estimates and reports.
 func (o *CostOptions) Run(ctx context.Context) error {
+	if err := o.load(); err != nil {
+		return err
+	}
 	crds, err := o.crds(ctx)
 	if err != nil {
 		return err

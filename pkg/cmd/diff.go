@@ -24,8 +24,10 @@ type DiffOptions struct {
 	NoObjects   bool
 	ShowObjects int
 
-	args []string
-	news []catalog.InputCRD
+	f        *factory.Factory // the sources and the cluster, read by Run
+	crdPaths []string         // --crds
+	args     []string
+	news     []catalog.InputCRD
 	// olds are the --old files (nil online).
 	olds    *catalog.Files
 	upgrade diff.Upgrade
@@ -75,13 +77,15 @@ breaks something, 2 when the input cannot be read.`,
 
 // Complete says where the old CRDs and the stored objects come from.
 func (o *DiffOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
-	o.args, o.out = args, f.Streams.Out
-	if len(o.Old) > 0 && len(f.CRDPaths) > 0 {
-		// --old replaces what --crds would give: both is a mistake, said
-		// before anything is read.
-		return &factory.FlagError{Flag: "--crds", Err: errors.New("--crds is not used with --old: the old CRDs are those of --old")}
-	}
+	o.args, o.out, o.f, o.crdPaths = args, f.Streams.Out, f, f.CRDPaths
 	o.upgrade = diff.Upgrade{Checks: o.Checks, ShowObjects: o.ShowObjects}
+	return nil
+}
+
+// load reads the new CRDs and the old ones (--old, --crds or the
+// cluster's), and online makes the client of the stored objects.
+func (o *DiffOptions) load() error {
+	f := o.f
 	// Which stored objects the new CRD refuses is the cluster's version's
 	// answer.
 	var err error
@@ -95,6 +99,9 @@ func (o *DiffOptions) Complete(f *factory.Factory, _ *cobra.Command, args []stri
 		}
 		if o.news, _, err = catalog.Split(docs); err != nil {
 			return err
+		}
+		if len(o.news) == 0 {
+			return fmt.Errorf("no CustomResourceDefinition in %s", strings.Join(o.Filenames, ", "))
 		}
 	}
 	if len(o.Old) > 0 {
@@ -126,8 +133,9 @@ func (o *DiffOptions) Validate() error {
 		return fmt.Errorf("--output must be one of %s, not %q", strings.Join(diff.Formats, ", "), o.Output)
 	case o.ShowObjects < 0:
 		return errors.New("--show-objects must not be negative")
-	case len(o.news) == 0:
-		return fmt.Errorf("no CustomResourceDefinition in %s", strings.Join(o.Filenames, ", "))
+	case len(o.Old) > 0 && len(o.crdPaths) > 0:
+		// --old replaces what --crds would give.
+		return errors.New("--crds is not used with --old: the old CRDs are those of --old")
 	}
 	_, err := diff.Judge(nil, o.Checks)
 	return err
@@ -135,6 +143,9 @@ func (o *DiffOptions) Validate() error {
 
 // Run compares and reports.
 func (o *DiffOptions) Run(ctx context.Context) error {
+	if err := o.load(); err != nil {
+		return err
+	}
 	var reports []diff.Report
 	for _, n := range o.news {
 		r, err := o.upgrade.Report(ctx, n)

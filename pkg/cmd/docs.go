@@ -17,6 +17,7 @@ import (
 
 // DocsOptions are the options of kubectl crd docs.
 type DocsOptions struct {
+	f *factory.Factory // the sources and the cluster, read by Run
 	Types     []string
 	OutputDir string
 	Format    string
@@ -57,12 +58,18 @@ the directory are replaced; other files are left alone.`,
 // Complete makes the catalog; the samples on the pages are objects the
 // cluster's version accepts.
 func (o *DocsOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
-	o.Types, o.out = args, f.Streams.Out
-	if _, err := f.KubernetesVersion(false); err != nil {
+	o.Types, o.out, o.f = args, f.Streams.Out, f
+	return nil
+}
+
+// load resolves the Kubernetes version (the samples are checked as it
+// checks them) and the catalog.
+func (o *DocsOptions) load() error {
+	if _, err := o.f.KubernetesVersion(false); err != nil {
 		return err
 	}
 	var err error
-	o.catalog, err = f.Catalog(false)
+	o.catalog, err = o.f.Catalog(false)
 	return err
 }
 
@@ -79,6 +86,9 @@ func (o *DocsOptions) Validate() error {
 
 // Run reads the CRDs and writes the reference.
 func (o *DocsOptions) Run(ctx context.Context) error {
+	if err := o.load(); err != nil {
+		return err
+	}
 	crds, err := o.catalog.Named(ctx, o.Types)
 	if err != nil {
 		return err

@@ -24,12 +24,15 @@ type ListOptions struct {
 	LabelSelector string
 	Types         []string
 
+	f        *factory.Factory // the sources and the cluster, read by Run
 	catalog  *catalog.Catalog
 	objects  dynamic.Interface // nil: objects are not counted
 	selector labels.Selector
 	printer  printers.ResourcePrinter
-	warn     func(string)
-	out      io.Writer
+	// flagErr is what is wrong with -l or -o, said by Validate.
+	flagErr error
+	warn    func(string)
+	out     io.Writer
 }
 
 // NewCmdList makes kubectl crd list.
@@ -65,9 +68,20 @@ file carries the CRD's creationTimestamp.`,
 // Complete makes the catalog (of -f files, --crds files or the cluster)
 // and the client that counts objects (online).
 func (o *ListOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
-	o.Types, o.warn, o.out = args, f.Warn, f.Streams.Out
-	o.selector, _ = labels.Parse(o.LabelSelector)
-	o.printer, _ = o.printFlags.ToPrinter()
+	o.Types, o.warn, o.out, o.f = args, f.Warn, f.Streams.Out, f
+	var err error
+	if o.selector, err = labels.Parse(o.LabelSelector); err != nil {
+		o.flagErr = err
+	} else if o.printer, err = o.printFlags.ToPrinter(); err != nil {
+		o.flagErr = err
+	}
+	return nil
+}
+
+// load reads the CRDs (-f, --crds or the cluster's) and, online, makes
+// the client that counts their objects.
+func (o *ListOptions) load() error {
+	f := o.f
 	if len(o.Filenames) > 0 {
 		files, err := catalog.ReadFiles(o.Filenames, f.Sources(), catalog.NewIndex(f.IndexDir))
 		if err != nil {
@@ -85,16 +99,13 @@ func (o *ListOptions) Complete(f *factory.Factory, _ *cobra.Command, args []stri
 }
 
 // Validate checks the flags.
-func (o *ListOptions) Validate() error {
-	if _, err := labels.Parse(o.LabelSelector); err != nil {
-		return err
-	}
-	_, err := o.printFlags.ToPrinter()
-	return err
-}
+func (o *ListOptions) Validate() error { return o.flagErr }
 
 // Run lists the CRDs and prints them.
 func (o *ListOptions) Run(ctx context.Context) error {
+	if err := o.load(); err != nil {
+		return err
+	}
 	crds, err := o.selected(ctx)
 	if err != nil {
 		return err

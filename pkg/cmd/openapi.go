@@ -16,6 +16,7 @@ import (
 
 // OpenAPIOptions are the options of kubectl crd openapi.
 type OpenAPIOptions struct {
+	f *factory.Factory // the sources and the cluster, read by Run
 	Version   int    // 3 or 2
 	Output    string // json, yaml or jsonschema; empty: the layout's
 	OutputDir string
@@ -76,9 +77,8 @@ func (o *OpenAPIOptions) Complete(f *factory.Factory, _ *cobra.Command, args []s
 	if o.layout = openapi.Layout(o.Layout); o.Layout == "" && o.Output == "jsonschema" {
 		o.layout = openapi.LayoutKubeconform
 	}
-	var err error
-	o.catalog, err = f.Catalog(false)
-	return err
+	o.f = f
+	return nil
 }
 
 // Validate checks the flags.
@@ -115,6 +115,10 @@ func layoutNames() []string {
 
 // Run builds and prints (or writes) the documents.
 func (o *OpenAPIOptions) Run(ctx context.Context) error {
+	var err error
+	if o.catalog, err = o.f.Catalog(false); err != nil {
+		return err
+	}
 	if o.Output == "jsonschema" {
 		crds, err := o.catalog.Named(ctx, o.Args)
 		if err != nil {

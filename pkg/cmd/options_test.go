@@ -62,7 +62,8 @@ func TestGetOffline(t *testing.T) {
 }
 
 // TestFlagChecks: each verb's Validate refuses what it cannot do, before
-// anything is read.
+// anything is read: every case names --crds files that do not exist, which
+// a verb that read them first would report instead.
 func TestFlagChecks(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -84,13 +85,21 @@ func TestFlagChecks(t *testing.T) {
 		{[]string{"openapi", "--layout", "kubectl-validate", "--output-dir", "d", "--openapi-version", "2"}, "--output-dir writes v3 documents; it does not go with --openapi-version=2"},
 		{[]string{"explain", "crontabs", "-o", "yaml"}, `--output "yaml" is not supported: use plaintext, plaintext-openapiv2, detailed or markdown`},
 		{[]string{"explain", "-o", "markdown"}, "-o markdown documents one TYPE[.FIELD...]"},
-		// --crds is given to every case here: with --old it is not used,
-		// which is said before the missing files are read.
+		// --crds is given to every case here: with --old it is not used.
 		{[]string{"diff", "-f", "missing-new", "--old", "missing-old"}, "--crds is not used with --old: the old CRDs are those of --old"},
+		{[]string{"diff", "-f", "missing-new", "-o", "xml"}, `--output must be one of text, json, markdown, github, sarif, not "xml"`},
+		{[]string{"validate", "-f", "a", "--offline", "--replace"}, "--replace checks updates of objects that exist: offline, name them with --old"},
+		{[]string{"cost", "-o", "xml"}, `--output must be one of text, json, markdown, not "xml"`},
+		{[]string{"test", "suites", "-o", "xml"}, `--output must be one of text, json, junit, not "xml"`},
+		{[]string{"test", "suites", "--run", "("}, "--run: error parsing regexp: missing closing ): `(`"},
+		{[]string{"docs"}, "--output-dir is required: the directory to write the reference into"},
+		{[]string{"sample", "a", "b"}, "sample takes one TYPE, not 2 arguments"},
+		{[]string{"list", "-l", "a in (b"}, "unable to parse requirement: found '', expected: ',' or ')'"},
+		{[]string{"convert", "-f", "x", "--round-trip", "--check"}, "--round-trip and --check cannot be used together"},
 	}
 	for _, tt := range tests {
 		f, _, _ := testFactory(t)
-		err := execute(f, append(tt.args, "--crds", filepath.Join("..", "..", "examples", "crds"))...)
+		err := execute(f, append(tt.args, "--crds", filepath.Join(t.TempDir(), "missing"))...)
 		if err == nil || err.Error() != tt.err {
 			t.Errorf("%q: %v, want %q", tt.args, err, tt.err)
 		}

@@ -14,6 +14,7 @@ import (
 
 // SampleOptions are the options of kubectl crd sample.
 type SampleOptions struct {
+	f *factory.Factory // the sources and the cluster, read by Run
 	APIVersion string
 	Full       bool
 	Comments   bool
@@ -55,12 +56,18 @@ refuse is printed with the refusal in a comment, and the exit code is 1.`,
 // Complete makes the catalog; what the server accepts is its version's
 // answer.
 func (o *SampleOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
-	o.args, o.out, o.errOut = args, f.Streams.Out, f.Streams.ErrOut
-	if _, err := f.KubernetesVersion(false); err != nil {
+	o.args, o.out, o.errOut, o.f = args, f.Streams.Out, f.Streams.ErrOut, f
+	return nil
+}
+
+// load resolves the Kubernetes version (the sample is checked as it
+// checks it) and the catalog.
+func (o *SampleOptions) load() error {
+	if _, err := o.f.KubernetesVersion(false); err != nil {
 		return err
 	}
 	var err error
-	o.catalog, err = f.Catalog(false)
+	o.catalog, err = o.f.Catalog(false)
 	return err
 }
 
@@ -82,6 +89,9 @@ func (o *SampleOptions) Validate() error {
 
 // Run resolves TYPE, makes the sample and prints it.
 func (o *SampleOptions) Run(ctx context.Context) error {
+	if err := o.load(); err != nil {
+		return err
+	}
 	r, err := o.catalog.One(ctx, o.args[0])
 	if err != nil {
 		return err

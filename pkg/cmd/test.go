@@ -19,6 +19,7 @@ import (
 
 // TestOptions are the options of kubectl crd test.
 type TestOptions struct {
+	f *factory.Factory // the sources and the cluster, read by Run
 	Output string
 	Match  string
 
@@ -61,18 +62,21 @@ or a case cannot run (no such CRD, an initial object that is not YAML).`,
 // Complete makes the catalog the suites' CRDs are found in; the verdicts
 // are those of the Kubernetes version answered as.
 func (o *TestOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
-	o.paths, o.src, o.out = args, f.Sources(), f.Streams.Out
-	var err error
-	if o.kube, err = f.KubernetesVersion(false); err != nil {
-		return err
-	}
-	if o.runner.Catalog, err = f.Catalog(false); err != nil {
-		return err
-	}
+	o.paths, o.src, o.out, o.f = args, f.Sources(), f.Streams.Out, f
 	if o.Match != "" {
 		o.runner.Match, o.runErr = regexp.Compile(o.Match)
 	}
 	return nil
+}
+
+// load resolves the Kubernetes version and the catalog.
+func (o *TestOptions) load() error {
+	var err error
+	if o.kube, err = o.f.KubernetesVersion(false); err != nil {
+		return err
+	}
+	o.runner.Catalog, err = o.f.Catalog(false)
+	return err
 }
 
 // Validate checks the arguments and flags.
@@ -90,6 +94,9 @@ func (o *TestOptions) Validate() error {
 
 // Run reads the suites, runs them and prints the verdicts.
 func (o *TestOptions) Run(ctx context.Context) error {
+	if err := o.load(); err != nil {
+		return err
+	}
 	suites, err := crdtest.Read(o.paths, o.src)
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 
 // ValidateOptions are the options of kubectl crd validate.
 type ValidateOptions struct {
+	f *factory.Factory // the sources and the cluster, read by Run
 	Filenames   []string
 	Kustomize   string
 	Recursive   bool
@@ -90,10 +91,7 @@ func (o *ValidateOptions) Complete(f *factory.Factory, _ *cobra.Command, args []
 	o.args = args
 	o.sources, o.out, o.errOut, o.colour = f.Sources(), f.Streams.Out, f.Streams.ErrOut, isTerminal(f.Streams.Out)
 	o.skip, o.skipErr = validate.SkipKinds(o.SkipKinds)
-	var err error
-	if o.env, o.kube, err = f.Environment(o.Offline, o.Old); err != nil {
-		return err
-	}
+	o.f = f
 	return nil
 }
 
@@ -110,6 +108,8 @@ func (o *ValidateOptions) Validate() error {
 		return fmt.Errorf("--output must be one of %s, not %q", strings.Join(validate.Formats, ", "), o.Output)
 	case o.Unknown != "strict" && o.Unknown != "warn" && o.Unknown != "ignore":
 		return fmt.Errorf("--validate must be strict, warn or ignore, not %q", o.Unknown)
+	case o.Replace && o.Offline && len(o.Old) == 0:
+		return fmt.Errorf("--replace checks updates of objects that exist: offline, name them with --old")
 	}
 	return o.skipErr
 }
@@ -117,6 +117,10 @@ func (o *ValidateOptions) Validate() error {
 // Run reads the input, validates every object and prints the report as
 // results come.
 func (o *ValidateOptions) Run(ctx context.Context) error {
+	var err error
+	if o.env, o.kube, err = o.f.Environment(o.Offline, o.Old); err != nil {
+		return err
+	}
 	input, err := o.read()
 	if err != nil {
 		return err
