@@ -20,7 +20,7 @@ import (
 
 // CostOptions are the options of kubectl crd cost.
 type CostOptions struct {
-	f *factory.Factory // the sources and the cluster, read by Run
+	f         *factory.Factory // the sources and the cluster, read by Run
 	Filenames []string
 	Output    string
 	All       bool

@@ -17,7 +17,7 @@ import (
 
 // DocsOptions are the options of kubectl crd docs.
 type DocsOptions struct {
-	f *factory.Factory // the sources and the cluster, read by Run
+	f         *factory.Factory // the sources and the cluster, read by Run
 	Types     []string
 	OutputDir string
 	Format    string

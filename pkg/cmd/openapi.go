@@ -16,9 +16,9 @@ import (
 
 // OpenAPIOptions are the options of kubectl crd openapi.
 type OpenAPIOptions struct {
-	f *factory.Factory // the sources and the cluster, read by Run
-	Version   int    // 3 or 2
-	Output    string // json, yaml or jsonschema; empty: the layout's
+	f         *factory.Factory // the sources and the cluster, read by Run
+	Version   int              // 3 or 2
+	Output    string           // json, yaml or jsonschema; empty: the layout's
 	OutputDir string
 	Layout    string // who reads --output-dir; empty: the output's
 	Args      []string

@@ -14,7 +14,7 @@ import (
 
 // SampleOptions are the options of kubectl crd sample.
 type SampleOptions struct {
-	f *factory.Factory // the sources and the cluster, read by Run
+	f          *factory.Factory // the sources and the cluster, read by Run
 	APIVersion string
 	Full       bool
 	Comments   bool

@@ -19,7 +19,7 @@ import (
 
 // TestOptions are the options of kubectl crd test.
 type TestOptions struct {
-	f *factory.Factory // the sources and the cluster, read by Run
+	f      *factory.Factory // the sources and the cluster, read by Run
 	Output string
 	Match  string
 

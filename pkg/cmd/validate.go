@@ -19,7 +19,7 @@ import (
 
 // ValidateOptions are the options of kubectl crd validate.
 type ValidateOptions struct {
-	f *factory.Factory // the sources and the cluster, read by Run
+	f           *factory.Factory // the sources and the cluster, read by Run
 	Filenames   []string
 	Kustomize   string
 	Recursive   bool
