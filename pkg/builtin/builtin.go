@@ -51,6 +51,9 @@ type Kinds struct {
 	byGK    map[schema.GroupKind]*resource
 	schemes []*scheme
 	served  func(schema.GroupVersionKind) (bool, error)
+	// at is the Kubernetes version answered as: what is served at it, and
+	// what deprecated is measured against.
+	at *version.Version
 	// paths reads request paths as kube-apiserver does.
 	paths *genericapirequest.RequestInfoFactory
 }
@@ -97,6 +100,7 @@ func New(at *version.Version, served func(schema.GroupVersionKind) (bool, error)
 	if at == nil {
 		_, at = kubeversion.Range()
 	}
+	k.at = at
 	for _, r := range resources(namespaces, kube, aggregator) {
 		r.versions = servedAt(r, at)
 		k.byGK[schema.GroupKind{Group: r.gr.Group, Kind: r.kind}] = &r
@@ -163,31 +167,13 @@ func (k *Kinds) Lookup(gvk schema.GroupVersionKind) (*Kind, error) {
 	kind := &Kind{GVK: gvk, Resource: r.gr.WithVersion(gvk.Version), strategy: r.strategy, begin: r.begin, scheme: r.scheme, kinds: k}
 	if versioned, err := r.scheme.New(gvk); err == nil {
 		versioned.GetObjectKind().SetGroupVersionKind(gvk)
-		if major, minor := kubeRelease(); deprecation.IsDeprecated(versioned, major, minor) {
+		// Deprecated as the version answered as measures it (a version
+		// deprecated in 1.36 is not yet in 1.34).
+		if deprecation.IsDeprecated(versioned, int(k.at.Major()), int(k.at.Minor())) {
 			kind.Deprecated = deprecation.WarningMessage(versioned)
 		}
 	}
 	return kind, nil
-}
-
-// kubeRelease is the major and minor version of the Kubernetes release
-// whose code checks the objects (k8s.io/kubernetes v1.MINOR.x): what
-// "deprecated" is measured against. 0, 0 when the build does not say:
-// every deprecated version is then taken as deprecated, as the server
-// takes it then.
-func kubeRelease() (major, minor int) {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return 0, 0
-	}
-	for _, m := range info.Deps {
-		if m.Path == "k8s.io/kubernetes" {
-			if _, err := fmt.Sscanf(m.Version, "v%d.%d.", &major, &minor); err == nil {
-				return major, minor
-			}
-		}
-	}
-	return 0, 0
 }
 
 // Result is what the server would say of one object.

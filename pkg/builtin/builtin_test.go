@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/internal/applypatch"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/version"
 	"sigs.k8s.io/yaml"
 )
 
@@ -411,5 +412,27 @@ spec: {clusterIP: 10.0.0.12, selector: {app: db}, ports: [{port: 5432}]}
 `)
 	if res := svc.Update(ctx, unchanged, live, false, false); res.Err != nil {
 		t.Errorf("clusterIP given as it is: %v", res.Err)
+	}
+}
+
+// TestDeprecatedAtTheVersionAnsweredAs: a version is deprecated as the
+// Kubernetes version answered as measures it, not as this build's:
+// resource.k8s.io/v1beta2 (deprecated in 1.36), served by a cluster that
+// enables it, warns at 1.37 and not at 1.34.
+func TestDeprecatedAtTheVersionAnsweredAs(t *testing.T) {
+	servedAll := func(schema.GroupVersionKind) (bool, error) { return true, nil }
+	gvk := schema.GroupVersionKind{Group: "resource.k8s.io", Version: "v1beta2", Kind: "ResourceClaim"}
+	for v, deprecated := range map[string]bool{"1.34": false, "1.35": false, "1.36": true, "1.37": true} {
+		k, err := New(version.MustParse(v), servedAll, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kind, err := k.Lookup(gvk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := kind.Deprecated != ""; got != deprecated {
+			t.Errorf("at %s: deprecated %q, want deprecated %v", v, kind.Deprecated, deprecated)
+		}
 	}
 }

@@ -92,7 +92,7 @@ func (o *ConvertOptions) Complete(f *factory.Factory, _ *cobra.Command, args []s
 // load resolves the Kubernetes version (converted objects are checked as
 // the cluster's version checks them), the catalog and the webhook's CA.
 func (o *ConvertOptions) load() error {
-	if _, err := o.f.KubernetesVersion(false); err != nil {
+	if _, err := o.f.AnswerAs(false); err != nil {
 		return err
 	}
 	var err error

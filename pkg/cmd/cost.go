@@ -72,7 +72,7 @@ func (o *CostOptions) Complete(f *factory.Factory, _ *cobra.Command, args []stri
 // load resolves the Kubernetes version and, without -f, the catalog.
 func (o *CostOptions) load() error {
 	var err error
-	if o.kube, err = o.f.KubernetesVersion(len(o.Filenames) > 0); err != nil {
+	if o.kube, err = o.f.AnswerAs(len(o.Filenames) > 0); err != nil {
 		return err
 	}
 	if len(o.Filenames) == 0 {

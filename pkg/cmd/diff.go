@@ -89,7 +89,7 @@ func (o *DiffOptions) load() error {
 	// Which stored objects the new CRD refuses is the cluster's version's
 	// answer.
 	var err error
-	if o.upgrade.KubernetesVersion, err = f.KubernetesVersion(false); err != nil {
+	if o.upgrade.KubernetesVersion, err = f.AnswerAs(false); err != nil {
 		return err
 	}
 	if len(o.Filenames) > 0 {

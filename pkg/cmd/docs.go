@@ -65,7 +65,7 @@ func (o *DocsOptions) Complete(f *factory.Factory, _ *cobra.Command, args []stri
 // load resolves the Kubernetes version (the samples are checked as it
 // checks them) and the catalog.
 func (o *DocsOptions) load() error {
-	if _, err := o.f.KubernetesVersion(false); err != nil {
+	if _, err := o.f.AnswerAs(false); err != nil {
 		return err
 	}
 	var err error

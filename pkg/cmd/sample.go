@@ -63,7 +63,7 @@ func (o *SampleOptions) Complete(f *factory.Factory, _ *cobra.Command, args []st
 // load resolves the Kubernetes version (the sample is checked as it
 // checks it) and the catalog.
 func (o *SampleOptions) load() error {
-	if _, err := o.f.KubernetesVersion(false); err != nil {
+	if _, err := o.f.AnswerAs(false); err != nil {
 		return err
 	}
 	var err error

@@ -72,7 +72,7 @@ func (o *TestOptions) Complete(f *factory.Factory, _ *cobra.Command, args []stri
 // load resolves the Kubernetes version and the catalog.
 func (o *TestOptions) load() error {
 	var err error
-	if o.kube, err = o.f.KubernetesVersion(false); err != nil {
+	if o.kube, err = o.f.AnswerAs(false); err != nil {
 		return err
 	}
 	o.runner.Catalog, err = o.f.Catalog(false)

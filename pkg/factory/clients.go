@@ -144,7 +144,7 @@ func (f *Factory) Cluster(noCluster bool) (validate.Cluster, error) {
 // catalog, the cluster (none with noCluster), the namespace, and the
 // files of old objects (validate --old).
 func (f *Factory) Environment(noCluster bool, old []string) (*validate.Environment, *version.Version, error) {
-	kube, err := f.KubernetesVersion(noCluster)
+	kube, err := f.AnswerAs(noCluster)
 	if err != nil {
 		return nil, nil, err
 	}

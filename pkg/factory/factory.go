@@ -174,7 +174,8 @@ func uniquePaths(paths []string) []string {
 
 // resolved is the Kubernetes version once resolved.
 type resolved struct {
-	done bool
-	v    *version.Version
-	err  error
+	done      bool
+	noCluster bool // what it was resolved for
+	v         *version.Version
+	err       error
 }

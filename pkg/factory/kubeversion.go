@@ -7,17 +7,23 @@ import (
 	"k8s.io/apimachinery/pkg/util/version"
 )
 
-// KubernetesVersion is the version this run answers as, resolved once:
-// --kubernetes-version when given (the root command resolves it before
-// any verb runs), else, online, the version the cluster runs or emulates
-// (its /version), else the newest this build knows. The server code's
-// registry is set to it when it is not the newest, as kube-apiserver's
-// --emulated-version sets it; the verbs pass the version down to what
-// reports it. noCluster: the verb reaches no cluster (validate --offline).
-func (f *Factory) KubernetesVersion(noCluster bool) (*version.Version, error) {
+// AnswerAs is the one step that fixes the Kubernetes version a run
+// answers as: it resolves it (--kubernetes-version when given, which the
+// root command resolves before any verb runs; else, online, the version
+// the cluster runs or emulates, its /version; else the newest this build
+// knows) and sets the server code's compatibility registry to it, once
+// for the process, as kube-apiserver's --emulated-version sets it.
+// Nothing else sets the registry; the verbs whose answers depend on the
+// version call this first in Run, and pass the version down to what
+// reports it or measures by it. noCluster: the verb reaches no cluster
+// (validate --offline, cost -f); a second call must ask the same.
+func (f *Factory) AnswerAs(noCluster bool) (*version.Version, error) {
 	if !f.version.done {
-		f.version.done = true
+		f.version.done, f.version.noCluster = true, noCluster
 		f.version.v, f.version.err = f.resolveKubernetesVersion(noCluster)
+	}
+	if noCluster != f.version.noCluster && f.kubernetesVersion == "" {
+		return nil, fmt.Errorf("the Kubernetes version was resolved with noCluster %v, then asked with %v: one run answers as one version", f.version.noCluster, noCluster)
 	}
 	return f.version.v, f.version.err
 }
@@ -68,6 +74,6 @@ func (f *Factory) ResolveAskedVersion() error {
 	if f.kubernetesVersion == "" {
 		return nil
 	}
-	_, err := f.KubernetesVersion(false)
+	_, err := f.AnswerAs(false)
 	return err
 }

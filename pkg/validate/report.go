@@ -116,7 +116,9 @@ type Options struct {
 	Emit func(ObjectResult)
 	// KubernetesVersion is the version whose answers these are (nil: the
 	// newest this build knows), for the reports to say. The checks read
-	// it from the server code's registry, which the root command sets.
+	// it from the server code's compatibility registry, which
+	// factory.AnswerAs sets, and the built-in kinds (served, deprecated)
+	// from builtin.New's version.
 	KubernetesVersion *version.Version
 	// Found, when set, is told each CRD a kind of the input was found
 	// in (a front end that watches their files).
