@@ -75,6 +75,10 @@ func NewServer(crds []*apiextensionsv1.CustomResourceDefinition, objs []*unstruc
 			if err := validate.AsCreated(crd, gvk.Version, o.Object); err != nil {
 				return nil, err
 			}
+			// What create sets that depends on neither the clock nor the
+			// server's storage: a custom resource's first generation
+			// (its strategy sets 1, whatever the file says).
+			o.SetGeneration(1)
 		}
 		s.objects[gvk.GroupKind()] = append(s.objects[gvk.GroupKind()], o)
 	}

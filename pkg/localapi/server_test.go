@@ -150,6 +150,10 @@ func TestOtherVersionsAreConverted(t *testing.T) {
 	if code, body := read(s, "v1alpha1"); code != 200 || body["spec"].(map[string]any)["size"] != float64(3) {
 		t.Errorf("at its own version: %d %v", code, body)
 	}
+	// As created: generation 1, as the server's strategy sets it.
+	if _, body := read(s, "v1alpha1"); body["metadata"].(map[string]any)["generation"] != float64(1) {
+		t.Errorf("generation: %v", body["metadata"])
+	}
 	// colour is in neither schema (pruned on create), size is not in v1's.
 	if code, body := read(s, "v1"); code != 200 || body["apiVersion"] != "graduation.example.com/v1" || len(body["spec"].(map[string]any)) != 0 {
 		t.Errorf("at v1: %d %v", code, body)
