@@ -662,3 +662,27 @@ func TestDocumentsChecksOthersWhileAValidatorIsBuilt(t *testing.T) {
 		}
 	}
 }
+
+// TestJUnitNamesEachObject: a case is named for its object's kind and
+// name, whatever stopped the check (a version the CRD does not serve, a
+// misspelt kind).
+func TestJUnitNamesEachObject(t *testing.T) {
+	input := `apiVersion: stable.example.com/v9
+kind: CronTab
+metadata: {name: nine}
+---
+apiVersion: stable.example.com/v1
+kind: CronTabb
+metadata: {name: typo}
+`
+	r := check(t, "objects.yaml", input, Options{})
+	var out bytes.Buffer
+	if err := r.WriteJUnit(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{`name="CronTab/nine (line 1)"`, `name="CronTabb/typo (line 5)"`} {
+		if !strings.Contains(out.String(), name) {
+			t.Errorf("no case %s in\n%s", name, out.String())
+		}
+	}
+}
