@@ -128,3 +128,26 @@ tests:
 		t.Errorf("a passing case is reported:\n%s", out.String())
 	}
 }
+
+// TestFeatureGateSingular: a suite's featureGate (one gate, as some suites
+// write it) counts as featureGates do: the text output says once that
+// gates are not set.
+func TestFeatureGateSingular(t *testing.T) {
+	doc := "name: gated\ncrdName: crontabs.stable.example.com\nfeatureGate: SomeGate\ntests:\n  onCreate:\n  - name: ok\n    initial: \"{apiVersion: stable.example.com/v1, kind: CronTab, spec: {}}\"\n"
+	docs, err := manifest.Read("gated.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := decode(&docs[0])
+	if s.Err != nil || len(s.FeatureGates) != 1 || s.FeatureGates[0] != "SomeGate" {
+		t.Fatalf("suite %+v, %v", s.FeatureGates, s.Err)
+	}
+	results := runner(t).Run(context.Background(), []*Suite{s})
+	var out bytes.Buffer
+	if err := Write(&out, "text", Report{Cases: results, Summary: Summarize(results, []*Suite{s})}, []*Suite{s}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "note: the feature gates of gated.yaml are not set here") {
+		t.Errorf("text output:\n%s", out.String())
+	}
+}

@@ -58,7 +58,7 @@ func Write(w io.Writer, format string, rep Report, suites []*Suite) error {
 	}
 	var b strings.Builder
 	if gated := featureGated(suites); len(gated) > 0 {
-		fmt.Fprintf(&b, "note: the featureGates of %s are not set here: the CRD files given (--crds) are the ones tested\n", strings.Join(gated, ", "))
+		fmt.Fprintf(&b, "note: the feature gates of %s are not set here: each suite runs against its CRD as given (its crd: file, or the CRD its crdName names in --crds or the cluster)\n", strings.Join(gated, ", "))
 	}
 	for _, r := range rep.Cases {
 		if r.Status == Passed {

@@ -28,8 +28,11 @@ type Suite struct {
 	// Version is the version under test; else the CRD's only version,
 	// else the apiVersion of the cases' objects.
 	Version string `json:"version"`
-	// FeatureGates are accepted: the CRD file given is the one tested.
+	// FeatureGates are accepted: the CRD given is the one tested.
 	FeatureGates []string `json:"featureGates"`
+	// FeatureGate is one gate, as some suites write it: added to
+	// FeatureGates.
+	FeatureGate string `json:"featureGate"`
 	Tests        Tests    `json:"tests"`
 
 	// File and Line are where the suite is; CRDLine where it names its
@@ -139,6 +142,9 @@ func decode(d *manifest.Document) *Suite {
 		line, column := d.Position(path)
 		s.Err = &manifest.Error{File: d.File, Line: line, Column: column, Msg: fmt.Sprintf("unknown field %q: not a field of the suite format", path)}
 		return s
+	}
+	if s.FeatureGate != "" {
+		s.FeatureGates = append(s.FeatureGates, s.FeatureGate)
 	}
 	s.CRDLine, s.VersionLine = s.Line, s.Line
 	if line, _ := d.Position("version"); s.Version != "" {
