@@ -62,8 +62,8 @@ func Write(w io.Writer, format string, r Report, all bool) error {
 				tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "  #\tCOST\tOF RULE LIMIT\tRUNS\tOF CRD LIMIT\tFIELD\tRULE")
 				for k, rule := range shown {
-					fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\n", k+1, number(rule.Cost), share(rule.Cost, rule.Limit), runs(rule.Cardinality),
-						share(rule.Cost, v.TotalLimit), rule.Field, short(rule.Rule, 60))
+					fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\n", k+1, Number(rule.Cost), Share(rule.Cost, rule.Limit), runs(rule.Cardinality),
+						Share(rule.Cost, v.TotalLimit), rule.Field, short(rule.Rule, 60))
 				}
 				if err := tw.Flush(); err != nil {
 					return err
@@ -111,7 +111,7 @@ const shownDrivers = 3
 
 // totalLine is a version's total against the per-CRD limit.
 func totalLine(v Version) string {
-	s := fmt.Sprintf("total %s of %s (%s)", number(v.Total), number(v.TotalLimit), share(v.Total, v.TotalLimit))
+	s := fmt.Sprintf("total %s of %s (%s)", Number(v.Total), Number(v.TotalLimit), Share(v.Total, v.TotalLimit))
 	if v.Over() {
 		s += "; the server refuses it: " + Refusal(TotalCostName, v.Total, v.TotalLimit)
 	}
@@ -132,7 +132,7 @@ func details(r Rule) []string {
 		out = append(out, "named by the server among the rules that make the total too high")
 	}
 	if r.MessageExpressionPath != "" && (r.MessageExpressionOver() || r.MessageExpressionContributes) {
-		s := fmt.Sprintf("messageExpression: cost %s (%s of the rule limit)", number(r.MessageExpressionCost), share(r.MessageExpressionCost, r.Limit))
+		s := fmt.Sprintf("messageExpression: cost %s (%s of the rule limit)", Number(r.MessageExpressionCost), Share(r.MessageExpressionCost, r.Limit))
 		if r.MessageExpressionOver() {
 			s += "; refused: " + Refusal(MessageExpressionCostName, r.MessageExpressionCost, r.Limit)
 		}
@@ -170,7 +170,7 @@ func writeMarkdown(w io.Writer, r Report, all bool) error {
 	b.WriteString("| CRD | version | total | of CRD limit | rules | refused |\n| --- | --- | ---: | ---: | ---: | --- |\n")
 	for _, c := range r.CRDs {
 		for _, v := range c.Versions {
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d | %s |\n", c.Name, v.Name, number(v.Total), share(v.Total, v.TotalLimit), len(v.Rules), refused(v))
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d | %s |\n", c.Name, v.Name, Number(v.Total), Share(v.Total, v.TotalLimit), len(v.Rules), refused(v))
 		}
 	}
 	b.WriteString("\n")
@@ -186,8 +186,8 @@ func writeMarkdown(w io.Writer, r Report, all bool) error {
 			}
 			b.WriteString("| cost | of rule limit | runs | of CRD limit | field | rule | notes |\n| ---: | ---: | ---: | ---: | --- | --- | --- |\n")
 			for _, rule := range shown {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | `%s` | `%s` | %s |\n", number(rule.Cost), share(rule.Cost, rule.Limit), runs(rule.Cardinality),
-					share(rule.Cost, v.TotalLimit), rule.Field, cell(short(rule.Rule, 200)), cell(strings.Join(details(rule), "; ")))
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | `%s` | `%s` | %s |\n", Number(rule.Cost), Share(rule.Cost, rule.Limit), runs(rule.Cardinality),
+					Share(rule.Cost, v.TotalLimit), rule.Field, cell(short(rule.Rule, 200)), cell(strings.Join(details(rule), "; ")))
 			}
 			if n := len(v.Rules) - len(shown); n > 0 {
 				fmt.Fprintf(&b, "\n%s, each under 1%% of its limits.\n", report.Plural(n, "more rule", "more rules"))
@@ -223,8 +223,8 @@ func refused(v Version) string {
 
 func cell(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ", "`", "'").Replace(s) }
 
-// number writes n with thousands separated.
-func number(n uint64) string {
+// Number writes n with thousands separated, as every output says a cost.
+func Number(n uint64) string {
 	s := fmt.Sprint(n)
 	var b strings.Builder
 	for i, c := range s {
@@ -236,8 +236,8 @@ func number(n uint64) string {
 	return b.String()
 }
 
-// share is cost as a percentage of limit.
-func share(cost, limit uint64) string {
+// Share is cost as a percentage of limit, as every output says it.
+func Share(cost, limit uint64) string {
 	p := 100 * float64(cost) / float64(limit)
 	if p > 10000 {
 		return "over 100x"
@@ -252,7 +252,7 @@ func runs(n uint64) string {
 	if n == ^uint64(0) {
 		return "unbounded"
 	}
-	return number(n)
+	return Number(n)
 }
 
 // short is s on one line, cut to n runes.

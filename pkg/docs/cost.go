@@ -30,7 +30,7 @@ func ruleCosts(crd *apiextensionsv1.CustomResourceDefinition, version string, fi
 			continue
 		}
 		for _, r := range v.Rules {
-			text := fmt.Sprintf("cost %d (%s of the rule limit, %s of the CRD limit)", r.Cost, share(r.Cost, r.Limit), share(r.Cost, v.TotalLimit))
+			text := fmt.Sprintf("cost %s (%s of the rule limit, %s of the CRD limit)", cost.Number(r.Cost), cost.Share(r.Cost, r.Limit), cost.Share(r.Cost, v.TotalLimit))
 			if r.Field == "(the object)" {
 				root[costKey("", r.Rule)] = text
 				continue
@@ -61,17 +61,6 @@ func ruleCosts(crd *apiextensionsv1.CustomResourceDefinition, version string, fi
 		}
 	}
 	return root
-}
-
-func share(cost, limit uint64) string {
-	p := 100 * float64(cost) / float64(limit)
-	switch {
-	case p > 10000:
-		return "over 100x"
-	case p >= 10:
-		return fmt.Sprintf("%.0f%%", p)
-	}
-	return fmt.Sprintf("%.2f%%", p)
 }
 
 // costedConstraint is a constraint with the cost of its rule, if it is

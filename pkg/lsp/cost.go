@@ -45,8 +45,8 @@ func ruleCosts(path, text string) []placedRule {
 
 // costText is a rule's cost, in words, for a hover or a diagnostic.
 func costText(r placedRule) string {
-	return fmt.Sprintf("estimated cost %d: %.1f%% of the per-rule limit (%d), runs up to %s per object, %.2f%% of the per-CRD limit (%d)",
-		r.Cost, percent(r.Cost, r.Limit), r.Limit, runsText(r.Cardinality), percent(r.Cost, r.total), r.total)
+	return fmt.Sprintf("estimated cost %s: %s of the per-rule limit (%s), runs up to %s per object, %s of the per-CRD limit (%s)",
+		cost.Number(r.Cost), cost.Share(r.Cost, r.Limit), cost.Number(r.Limit), runsText(r.Cardinality), cost.Share(r.Cost, r.total), cost.Number(r.total))
 }
 
 func percent(cost, limit uint64) float64 { return 100 * float64(cost) / float64(limit) }
@@ -58,7 +58,7 @@ func runsText(n uint64) string {
 	if n == 1 {
 		return "once"
 	}
-	return fmt.Sprintf("%d times", n)
+	return cost.Number(n) + " times"
 }
 
 // costDiagnostics are information diagnostics on the rules whose cost
