@@ -33,7 +33,7 @@ type Suite struct {
 	// FeatureGate is one gate, as some suites write it: added to
 	// FeatureGates.
 	FeatureGate string `json:"featureGate"`
-	Tests        Tests    `json:"tests"`
+	Tests       Tests  `json:"tests"`
 
 	// File and Line are where the suite is; CRDLine where it names its
 	// CRD.
