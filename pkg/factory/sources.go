@@ -16,7 +16,7 @@ type sourceFlags struct {
 }
 
 func (s *sourceFlags) add(flags *pflag.FlagSet) {
-	flags.StringVar(&s.urlCacheDir, "url-cache-dir", "", "Keep what URLs answered here, by URL and ETag, and ask again with If-None-Match (default: nothing kept)")
+	flags.StringVar(&s.urlCacheDir, "url-cache-dir", "", "Keep what URLs answered here, by URL and ETag (or Last-Modified), and ask again whether it changed (default: nothing kept)")
 	flags.BoolVar(&s.insecureHTTP, "insecure-http", false, "Read http:// URLs: unencrypted, so anyone on the way may change the CRDs and objects read")
 }
 
@@ -30,6 +30,7 @@ func (f *Factory) Sources() manifest.Sources {
 			Timeout:      f.requestTimeout(),
 			CacheDir:     f.sourceFlags.urlCacheDir,
 			InsecureHTTP: f.sourceFlags.insecureHTTP,
+			Warn:         f.Warn,
 		})
 	})
 	return f.sources

@@ -9,6 +9,7 @@ package sources
 
 import (
 	"io"
+	"sync"
 	"net/http"
 	"strings"
 	"time"
@@ -24,9 +25,14 @@ type Options struct {
 	// Timeout bounds the fetch of one URL, as --request-timeout bounds a
 	// request to the cluster (0: no bound but the connection's own).
 	Timeout time.Duration
-	// CacheDir keeps what URLs answered, by URL and ETag, and asks again
-	// with If-None-Match ("": nothing is kept).
+	// CacheDir keeps what URLs answered, by URL with its ETag (or else
+	// its Last-Modified), and asks again with If-None-Match (or
+	// If-Modified-Since) ("": nothing is kept). An answer with neither is
+	// not kept, and Warn is told once.
 	CacheDir string
+	// Warn is told what the user should know and is not an error (nil:
+	// nothing is said).
+	Warn func(string)
 	// InsecureHTTP lets http:// URLs be read, unencrypted.
 	InsecureHTTP bool
 	// Dir is where git is asked ("": the current directory).
@@ -40,6 +46,8 @@ type Options struct {
 type Sources struct {
 	o     Options
 	stdin manifest.Sources
+	// uncached: the URLs said to be kept by neither ETag nor Last-Modified.
+	uncached sync.Map
 }
 
 // New makes Sources reading as o says.

@@ -73,8 +73,8 @@ func (s *Sources) fetch(u *url.URL) ([]byte, error) {
 	}
 	req.Header.Set("Accept", "application/yaml, application/json;q=0.9, */*;q=0.8")
 	cached := s.cached(u.String())
-	if cached.etag != "" {
-		req.Header.Set("If-None-Match", cached.etag)
+	if cached.header != "" {
+		req.Header.Set(cached.header, cached.value)
 	}
 	resp, err := s.client().Do(req)
 	if err != nil {
@@ -82,7 +82,7 @@ func (s *Sources) fetch(u *url.URL) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	switch {
-	case resp.StatusCode == http.StatusNotModified && cached.etag != "":
+	case resp.StatusCode == http.StatusNotModified && cached.header != "":
 		return cached.read()
 	case resp.StatusCode != http.StatusOK:
 		return nil, errors.New(resp.Status)
@@ -96,7 +96,17 @@ func (s *Sources) fetch(u *url.URL) ([]byte, error) {
 	if len(data) > MaxURLSize {
 		return nil, errTooLarge
 	}
-	cached.write(resp.Header.Get("ETag"), data)
+	switch {
+	case cached.body == "":
+	case resp.Header.Get("ETag") != "":
+		cached.write("If-None-Match", resp.Header.Get("ETag"), data)
+	case resp.Header.Get("Last-Modified") != "":
+		cached.write("If-Modified-Since", resp.Header.Get("Last-Modified"), data)
+	default:
+		if _, said := s.uncached.LoadOrStore(u.String(), true); !said && s.o.Warn != nil {
+			s.o.Warn(fmt.Sprintf("%s answers with neither an ETag nor a Last-Modified date: --url-cache-dir keeps nothing of it, and it is read again each time", u))
+		}
+	}
 	return data, nil
 }
 
@@ -138,38 +148,43 @@ func (s *Sources) client() *http.Client {
 	}
 }
 
-// cacheEntry is a URL's place in the cache: its body and its ETag.
+// cacheEntry is a URL's place in the cache: its body, and the request
+// header that asks whether it changed (If-None-Match with the ETag, or
+// If-Modified-Since with the Last-Modified date) with its value.
 type cacheEntry struct {
-	body string // "" : no cache
-	etag string
+	body          string // "" : no cache
+	header, value string // "": nothing kept
 }
 
-// cached is u's entry (empty without a cache dir or an ETag kept).
+// cached is u's entry (empty without a cache dir or a body kept).
 func (s *Sources) cached(u string) cacheEntry {
 	if s.o.CacheDir == "" {
 		return cacheEntry{}
 	}
 	sum := sha256.Sum256([]byte(u))
 	e := cacheEntry{body: filepath.Join(s.o.CacheDir, hex.EncodeToString(sum[:]))}
-	if etag, err := os.ReadFile(e.body + ".etag"); err == nil {
-		e.etag = string(etag)
+	if v, err := os.ReadFile(e.body + ".validator"); err == nil {
+		if header, value, ok := strings.Cut(string(v), "\n"); ok && (header == "If-None-Match" || header == "If-Modified-Since") {
+			e.header, e.value = header, value
+		}
 	}
 	return e
 }
 
 func (e cacheEntry) read() ([]byte, error) { return os.ReadFile(e.body) }
 
-// write keeps a body the server gave an ETag; a cache that cannot be
-// written is left as it is (the fetch answered).
-func (e cacheEntry) write(etag string, data []byte) {
-	if e.body == "" || etag == "" || os.MkdirAll(filepath.Dir(e.body), 0o755) != nil {
+// write keeps a body with the header and value that ask whether it
+// changed; a cache that cannot be written is left as it is (the fetch
+// answered).
+func (e cacheEntry) write(header, value string, data []byte) {
+	if e.body == "" || os.MkdirAll(filepath.Dir(e.body), 0o755) != nil {
 		return
 	}
-	// The old ETag goes first: a body without its ETag is never sent
+	// The old validator goes first: a body without one is never asked
 	// for, so a write cut short leaves no stale answer.
-	_ = os.Remove(e.body + ".etag")
+	_ = os.Remove(e.body + ".validator")
 	if writeFile(e.body, data) == nil {
-		_ = writeFile(e.body+".etag", []byte(etag))
+		_ = writeFile(e.body+".validator", []byte(header+"\n"+value))
 	}
 }
 

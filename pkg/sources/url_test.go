@@ -29,6 +29,21 @@ func server(t *testing.T, asked *atomic.Int32, notModified *atomic.Int32) *httpt
 		w.Header().Set("ETag", `"v1"`)
 		io.WriteString(w, crdText)
 	})
+	mux.HandleFunc("/dated.yaml", func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		const date = "Sat, 28 Nov 2026 08:00:00 GMT"
+		if r.Header.Get("If-Modified-Since") == date {
+			notModified.Add(1)
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Last-Modified", date)
+		io.WriteString(w, crdText)
+	})
+	mux.HandleFunc("/plain.yaml", func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		io.WriteString(w, crdText)
+	})
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/crd.yaml", http.StatusFound)
 	})
@@ -136,6 +151,33 @@ func TestCache(t *testing.T) {
 	}
 	if notModified.Load() != 0 {
 		t.Errorf("without a cache, %d answers were 304", notModified.Load())
+	}
+}
+
+// TestCacheWithoutETag: an answer with a Last-Modified date and no ETag is
+// kept and asked for again with If-Modified-Since; an answer with neither
+// is not kept, and that is said once.
+func TestCacheWithoutETag(t *testing.T) {
+	var asked, notModified atomic.Int32
+	s := server(t, &asked, &notModified)
+	dir := t.TempDir()
+	var said []string
+	warn := func(m string) { said = append(said, m) }
+	for i := range 3 {
+		src := New(Options{Transport: s.Client().Transport, CacheDir: dir, Warn: warn})
+		for _, path := range []string{"/dated.yaml", "/plain.yaml", "/plain.yaml"} {
+			texts, _, err := src.Texts(s.URL+path, true)
+			if err != nil || string(texts[0].Data) != crdText {
+				t.Fatalf("run %d, %s: %v", i, path, err)
+			}
+		}
+	}
+	if asked.Load() != 9 || notModified.Load() != 2 {
+		t.Errorf("asked %d times, %d not modified; want 9, 2", asked.Load(), notModified.Load())
+	}
+	// Once per run (each run is a process), not once per read.
+	if len(said) != 3 || !strings.Contains(said[0], "/plain.yaml answers with neither an ETag nor a Last-Modified date") {
+		t.Errorf("said %q", said)
 	}
 }
 
