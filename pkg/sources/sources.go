@@ -9,9 +9,9 @@ package sources
 
 import (
 	"io"
-	"sync"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/helmchart"
