@@ -38,7 +38,7 @@ func (r *Runner) create(ctx context.Context, crd *apiextensionsv1.CustomResource
 	if err != nil {
 		return failed("reading the object back: %v", err)
 	}
-	return matches(file, c.Line, stored, c.Expected)
+	return matches(file, c.Line, stored, c.Expected, dropped{crd: crd, version: versionOf(obj), unknown: res.Unknown})
 }
 
 // readBack is a written object as the server returns it at its version:
@@ -119,6 +119,7 @@ func (r *Runner) update(ctx context.Context, crd *apiextensionsv1.CustomResource
 	if res.Err != nil || c.ExpectedError != "" {
 		return verdict(res.Err, c.ExpectedError, "updating the object")
 	}
+	unknown := res.Unknown
 	if stored, err = r.readBack(crd, stamp(res.Object, 3)); err != nil {
 		return failed("reading the updated object back: %v", err)
 	}
@@ -127,13 +128,14 @@ func (r *Runner) update(ctx context.Context, crd *apiextensionsv1.CustomResource
 		if res.Err != nil || c.ExpectedStatusError != "" {
 			return verdict(res.Err, c.ExpectedStatusError, "updating the object's status")
 		}
+		unknown = append(unknown, res.Unknown...)
 		if stored, err = r.readBack(crd, stamp(res.Object, 4)); err != nil {
 			return failed("reading the object back: %v", err)
 		}
 	} else if c.ExpectedStatusError != "" {
 		return failed("expected an error containing %q updating the status, but the updated object has no status to write", c.ExpectedStatusError)
 	}
-	return matches(file, c.Line, stored, c.Expected)
+	return matches(file, c.Line, stored, c.Expected, dropped{crd: crd, version: versionOf(updated), unknown: unknown})
 }
 
 // object reads a case's object, named and placed as the format's runner

@@ -3,7 +3,13 @@ package crdtest
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"sort"
+	"strings"
+
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/pmezard/go-difflib/difflib"
 	"sigs.k8s.io/yaml"
@@ -15,7 +21,9 @@ import (
 // but its name and namespace (the server generates one, and places the
 // object); what the server sets alone (uid, resourceVersion, generation,
 // creationTimestamp, managedFields) is never compared.
-func matches(file string, line int, stored map[string]any, expectedText string) Result {
+// A field the expected object has and the stored one lacks is said with
+// why it was dropped (see dropped).
+func matches(file string, line int, stored map[string]any, expectedText string, why dropped) Result {
 	if expectedText == "" {
 		return Result{Status: Passed}
 	}
@@ -37,7 +45,66 @@ func matches(file string, line int, stored map[string]any, expectedText string) 
 		A: difflib.SplitLines(string(wantYAML)), B: difflib.SplitLines(string(gotYAML)),
 		FromFile: "expected", ToFile: "stored", Context: 3,
 	})
-	return Result{Status: Failed, Message: "the stored object is not the expected one", Diff: diff}
+	msg := "the stored object is not the expected one"
+	for _, path := range missing(want, got, "") {
+		msg += "\n" + why.reason(path)
+	}
+	return Result{Status: Failed, Message: msg, Diff: diff}
+}
+
+// dropped is what tells why a field was not stored: the version the
+// object was written at, and the fields its schema did not know.
+type dropped struct {
+	crd     *apiextensionsv1.CustomResourceDefinition
+	version string
+	unknown []string
+}
+
+// reason says why the field at path, which the expected object has, is
+// not in the stored one.
+func (d dropped) reason(path string) string {
+	for _, u := range d.unknown {
+		if path == u || strings.HasPrefix(path, u+".") || strings.HasPrefix(path, u+"[") {
+			return fmt.Sprintf("%s: not stored: %s is unknown to the schema of %s, and the server prunes it", path, u, d.version)
+		}
+	}
+	if storage, err := apihelpers.GetCRDStorageVersion(d.crd); err == nil && storage != d.version {
+		return fmt.Sprintf("%s: not stored: the storage version %s's schema does not keep it (the object is stored at %s and read back at %s)", path, storage, storage, d.version)
+	}
+	return fmt.Sprintf("%s: not stored: dropped when written (a null where the schema allows none, or a value a default replaced)", path)
+}
+
+// missing are the paths of want's fields that got lacks, in order; a
+// field both hold is looked into, lists item by item.
+func missing(want, got any, at string) []string {
+	var out []string
+	switch w := want.(type) {
+	case map[string]any:
+		g, _ := got.(map[string]any)
+		keys := make([]string, 0, len(w))
+		for k := range w {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			path := k
+			if at != "" {
+				path = at + "." + k
+			}
+			gv, ok := g[k]
+			if !ok {
+				out = append(out, path)
+				continue
+			}
+			out = append(out, missing(w[k], gv, path)...)
+		}
+	case []any:
+		g, _ := got.([]any)
+		for i := range min(len(w), len(g)) {
+			out = append(out, missing(w[i], g[i], fmt.Sprintf("%s[%d]", at, i))...)
+		}
+	}
+	return out
 }
 
 // serverSet are the metadata fields the server sets alone, or generates.

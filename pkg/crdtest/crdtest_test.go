@@ -151,3 +151,36 @@ func TestFeatureGateSingular(t *testing.T) {
 		t.Errorf("text output:\n%s", out.String())
 	}
 }
+
+// TestDroppedFieldSaidWhy: an expected field the stored object lacks is
+// said with why: unknown to the schema (pruned on write).
+func TestDroppedFieldSaidWhy(t *testing.T) {
+	doc := `name: pruned
+crdName: crontabs.stable.example.com
+tests:
+  onCreate:
+  - name: an unknown field expected
+    initial: "{apiVersion: stable.example.com/v1, kind: CronTab, spec: {image: a, bogus: {deep: 1}}}"
+    expected: "{apiVersion: stable.example.com/v1, kind: CronTab, spec: {image: a, bogus: {deep: 1}}}"
+`
+	docs, err := manifest.Read("pruned.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := runner(t).Run(context.Background(), []*Suite{decode(&docs[0])})
+	if len(results) != 1 || results[0].Status != Failed {
+		t.Fatalf("results %+v", results)
+	}
+	want := "spec.bogus: not stored: spec.bogus is unknown to the schema of v1, and the server prunes it"
+	if !strings.Contains(results[0].Message, want) {
+		t.Errorf("message %q, want it to say %q", results[0].Message, want)
+	}
+}
+
+func TestMissingPaths(t *testing.T) {
+	want := map[string]any{"spec": map[string]any{"a": 1, "b": map[string]any{"c": 1}, "l": []any{map[string]any{"x": 1, "y": 2}}}, "status": map[string]any{}}
+	got := map[string]any{"spec": map[string]any{"b": map[string]any{}, "l": []any{map[string]any{"x": 1}}}}
+	if m := strings.Join(missing(want, got, ""), " "); m != "spec.a spec.b.c spec.l[0].y status" {
+		t.Errorf("missing %q", m)
+	}
+}

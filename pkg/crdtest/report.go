@@ -76,7 +76,9 @@ func Write(w io.Writer, format string, rep Report, suites []*Suite) error {
 		if r.Column > 0 {
 			place += fmt.Sprintf(":%d", r.Column)
 		}
-		fmt.Fprintf(&b, "%s: %s %s: %s\n", place, word, what, r.Message)
+		// A message's further lines (why fields were not stored) are
+		// indented under it, as the diff is.
+		fmt.Fprintf(&b, "%s: %s %s: %s\n", place, word, what, strings.ReplaceAll(r.Message, "\n", "\n    "))
 		if r.Diff != "" {
 			for line := range strings.Lines(r.Diff) {
 				b.WriteString("    " + line)
