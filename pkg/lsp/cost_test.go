@@ -71,3 +71,21 @@ func TestRuleCostInTheEditor(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingsChangedWhileChecking: settings changed while documents are
+// checked (the cost threshold a check reads) are read under the server's
+// lock; under -race, a read without it fails this test.
+func TestSettingsChangedWhileChecking(t *testing.T) {
+	c := startClient(t, Options{})
+	c.initialize(map[string]any{"offline": true})
+	uri := "file:///tmp/fleet.yaml"
+	c.open(uri, ships)
+	c.diagnostics(uri, 1)
+	for i := range 20 {
+		c.notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"costWarning": 40 + i}})
+		c.change(uri, i+2, ships+strings.Repeat("\n", i+1))
+	}
+	if got := c.diagnostics(uri, 21); len(got) == 0 {
+		t.Errorf("no diagnostics after the changes")
+	}
+}

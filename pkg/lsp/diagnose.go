@@ -183,7 +183,7 @@ func (d *diagnoser) diagnostics(ctx context.Context, doc *document) []protocol.D
 	d.told = ""
 	diags := toDiagnostics(doc.textLines(), results)
 	if len(crds) > 0 {
-		diags = append(diags, costDiagnostics(doc.textLines(), ruleCosts(doc.path, doc.text), d.s.settings.CostWarning)...)
+		diags = append(diags, costDiagnostics(doc.textLines(), ruleCosts(doc.path, doc.text), d.s.current().CostWarning)...)
 	}
 	return diags
 }
@@ -194,8 +194,9 @@ func (d *diagnoser) diagnostics(ctx context.Context, doc *document) []protocol.D
 func (d *diagnoser) unchecked(err error) []protocol.Diagnostic {
 	msg := "kubectl crd cannot check this file: " + err.Error()
 	cause := err // validate names the file and the kind around the cause
-	if inner := errors.Unwrap(err); inner != nil {
-		cause = inner
+	var lookup *validate.LookupError
+	if errors.As(err, &lookup) {
+		cause = lookup.Err
 	}
 	if d.told != cause.Error() {
 		d.told = cause.Error()
@@ -226,6 +227,14 @@ func (s *Server) documentCache(doc *document, crds []*catalog.CRD) *validate.Cac
 	}
 	cur.crds = kinds
 	return cur.cache
+}
+
+// current is the settings now, with absolute paths: configure may change
+// them on another goroutine, under the lock.
+func (s *Server) current() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings.absolute(s.root)
 }
 
 // crdFilesChanged tells whether the environment's CRD files changed on

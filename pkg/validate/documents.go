@@ -213,11 +213,23 @@ func (c *checker) builtinFor(gvk schema.GroupVersionKind, d *manifest.Document) 
 		var notServed *builtin.NotServedError
 		var unchecked *builtin.UncheckedError
 		if err != nil && !errors.As(err, &notServed) && !errors.As(err, &unchecked) {
-			return builtinKind{}, c.fail(fmt.Errorf("finding whether the cluster serves %s (at %s): %w", gvk, d.Pos(), err))
+			return builtinKind{}, c.fail(&LookupError{What: fmt.Sprintf("finding whether the cluster serves %s", gvk), Place: d.Pos(), Err: err})
 		}
 		return builtinKind{kind, err}, nil
 	})
 }
+
+// LookupError is a question the check could not get answered (the
+// cluster cannot be asked, say), which ends the check: what was asked,
+// for the document at Place, and Err, the cause.
+type LookupError struct {
+	What, Place string
+	Err         error
+}
+
+func (e *LookupError) Error() string { return fmt.Sprintf("%s (at %s): %v", e.What, e.Place, e.Err) }
+
+func (e *LookupError) Unwrap() error { return e.Err }
 
 // kindCRD is what the documents of one kind share: the outline of its
 // CRD (names, scope, versions), and the whole CRD until the first
@@ -235,7 +247,7 @@ func (c *checker) crdFor(ctx context.Context, gk schema.GroupKind, d *manifest.D
 		defer c.lookups.Unlock()
 		whole, err := c.kinds.ForKind(ctx, gk)
 		if err != nil {
-			return nil, c.fail(fmt.Errorf("finding the CustomResourceDefinition of %s (at %s): %w", gk, d.Pos(), err))
+			return nil, c.fail(&LookupError{What: fmt.Sprintf("finding the CustomResourceDefinition of %s", gk), Place: d.Pos(), Err: err})
 		}
 		if whole == nil {
 			return nil, nil
