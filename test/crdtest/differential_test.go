@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -33,7 +34,7 @@ func TestSuitesMatchTheServer(t *testing.T) {
 		ours[key(c.File, c.Line)] = c
 	}
 
-	suites, err := crdtest.Read(suiteDirs, nil)
+	suites, err := readSuites(suiteDirs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,10 +66,10 @@ func TestSuitesMatchTheServer(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", suite.CRDName, err)
 		}
-		for _, c := range suite.Tests.OnCreate {
+		for _, c := range suite.Creates {
 			check(suite.File, c.Line, c.Name, s.create(ctx, crd, c))
 		}
-		for _, c := range suite.Tests.OnUpdate {
+		for _, c := range suite.Updates {
 			check(suite.File, c.Line, c.Name, s.update(ctx, crd, c))
 		}
 	}
@@ -81,12 +82,16 @@ func TestSuitesMatchTheServer(t *testing.T) {
 	}
 
 	// The same cases in-process, for the ratio.
+	ourSuites, err := crdtest.Read(suiteDirs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	files, err := catalog.ReadFiles(crdDirs, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	start = time.Now()
-	results := (&crdtest.Runner{Catalog: catalog.New(files, nil)}).Run(ctx, suites)
+	results := (&crdtest.Runner{Catalog: catalog.New(files, nil)}).Run(ctx, ourSuites)
 	ourTime := time.Since(start)
 	if len(results) != cases {
 		t.Errorf("%d results in-process, want %d", len(results), cases)
@@ -94,7 +99,7 @@ func TestSuitesMatchTheServer(t *testing.T) {
 	// Once more: what a run costs once the process has made what every
 	// run shares (CEL environments, schemes).
 	start = time.Now()
-	(&crdtest.Runner{Catalog: catalog.New(files, nil)}).Run(ctx, suites)
+	(&crdtest.Runner{Catalog: catalog.New(files, nil)}).Run(ctx, ourSuites)
 	warm := time.Since(start)
 	ratio := float64(serverTime) / float64(ourTime)
 	t.Logf("%d cases: kube-apiserver in-process %v; kubectl crd test in-process %v (%.0fx), again %v (%.0fx); the binary, start to end, %v",
@@ -108,3 +113,68 @@ func TestSuitesMatchTheServer(t *testing.T) {
 }
 
 func key(file string, line int) string { return fmt.Sprintf("%s:%d", file, line) }
+
+// TestWrongExpectationsFailAlike: cases whose expectations are wrong (an
+// error other than the one expected, an error where the server accepts,
+// none where it refuses, an expected object without the server's defaults
+// or with a field it prunes, a status error that does not come) fail on
+// kube-apiserver and in kubectl crd test, each of them; the binary exits
+// 1 for failed cases and 2 for a suite that cannot run.
+func TestWrongExpectationsFailAlike(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(repoRoot, "test/testdata/failing-suites")
+	r := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, "test", "-o", "json", dir, "--crds", filepath.Join(repoRoot, "examples/crds"))
+	var report crdtest.Report
+	if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil || r.Code != 1 {
+		t.Fatalf("exit %d (want 1), %v\n%s%s", r.Code, err, r.Stdout, r.Stderr)
+	}
+	ours := map[string]crdtest.Result{}
+	for _, c := range report.Cases {
+		ours[key(c.File, c.Line)] = c
+	}
+	suites, err := readSuites(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(testCluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds, err := apiextensionsclient.NewForConfig(testCluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{objects: dyn, crds: crds.CustomResourceDefinitions()}
+	cases := 0
+	check := func(file string, line int, name string, v verdict) {
+		cases++
+		got, ok := ours[key(file, line)]
+		switch {
+		case !ok:
+			t.Errorf("%s:%d %s: not in kubectl crd test's report", file, line, name)
+		case v.passed:
+			t.Errorf("%s:%d %s: the server passes a case whose expectation is wrong", file, line, name)
+		case got.Status != crdtest.Failed:
+			t.Errorf("%s:%d %s: kubectl crd test says %s (%s); the server fails it (%s)", file, line, name, got.Status, got.Message, v.why)
+		}
+	}
+	for _, suite := range suites {
+		crd, err := crds.CustomResourceDefinitions().Get(ctx, suite.CRDName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", suite.CRDName, err)
+		}
+		for _, c := range suite.Creates {
+			check(suite.File, c.Line, c.Name, s.create(ctx, crd, c))
+		}
+		for _, c := range suite.Updates {
+			check(suite.File, c.Line, c.Name, s.update(ctx, crd, c))
+		}
+	}
+	if cases < 8 || report.Summary.Failed != cases {
+		t.Errorf("%d cases, %d failed in kubectl crd test: every case should fail", cases, report.Summary.Failed)
+	}
+	bad := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, "test", filepath.Join(repoRoot, "pkg/crdtest/testdata/bad.testsuite.yaml"), "--crds", filepath.Join(repoRoot, "examples/crds"))
+	if bad.Code != 2 {
+		t.Errorf("suites that cannot run: exit %d, want 2\n%s%s", bad.Code, bad.Stdout, bad.Stderr)
+	}
+}
