@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"net/http"
 	"runtime/debug"
 	"slices"
@@ -204,12 +205,7 @@ func (k *Kind) Create(ctx context.Context, body []byte, namespace string, keep b
 		return res
 	}
 	if k.Namespaced() {
-		if ns := m.GetNamespace(); ns != "" {
-			namespace = ns
-		}
-		if namespace == "" {
-			namespace = "default"
-		}
+		namespace = NamespaceOr(m.GetNamespace(), namespace)
 	} else {
 		namespace = ""
 	}
@@ -427,4 +423,17 @@ func (k *Kinds) Defaults() []schema.GroupVersionKind {
 	}
 	slices.SortFunc(out, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) })
 	return out
+}
+
+// NamespaceOr is where kubectl sends a namespaced object: its own
+// namespace, else namespace (the context's, or -n), else "default". The
+// one place the default is.
+func NamespaceOr(own, namespace string) string {
+	switch {
+	case own != "":
+		return own
+	case namespace != "":
+		return namespace
+	}
+	return metav1.NamespaceDefault
 }

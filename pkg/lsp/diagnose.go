@@ -306,9 +306,9 @@ func toDiagnostics(lines []string, results []validate.ObjectResult) []protocol.D
 	}
 	for _, r := range results {
 		switch {
-		case r.Status == "skipped":
+		case r.Status == validate.Skipped:
 			add(protocol.DiagnosticSeverityInformation, "Skipped", r.Line, 0, "", "not checked: "+r.Reason)
-		case r.Status == "error" && len(r.Errors) == 0:
+		case r.Status == validate.Errored && len(r.Errors) == 0:
 			add(protocol.DiagnosticSeverityError, "Error", r.Line, 0, "", "error: "+r.Reason)
 		}
 		for _, p := range r.Errors {

@@ -349,13 +349,13 @@ func (o *inOrder) report() Report {
 	return Report{Results: o.kept, Summary: o.summary}
 }
 
-func (s *Summary) count(status string) {
+func (s *Summary) count(status Status) {
 	switch status {
-	case "valid":
+	case Valid:
 		s.Valid++
-	case "invalid":
+	case Invalid:
 		s.Invalid++
-	case "skipped":
+	case Skipped:
 		s.Skipped++
 	default:
 		s.Errors++

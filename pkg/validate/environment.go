@@ -75,9 +75,7 @@ type Setting struct {
 // Nothing is asked of the cluster yet.
 func NewEnvironment(s Setting) (*Environment, error) {
 	env := &Environment{Catalog: s.Catalog, Options: Options{Namespace: s.Namespace, KubernetesVersion: s.KubernetesVersion}}
-	if env.Options.Namespace == "" {
-		env.Options.Namespace = "default"
-	}
+	env.Options.Namespace = builtin.NamespaceOr("", env.Options.Namespace)
 	var err error
 	if env.Options.BuiltIn, err = builtInKinds(s); err != nil {
 		return nil, err

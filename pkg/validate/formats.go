@@ -16,11 +16,11 @@ func (r Report) WriteJUnit(w io.Writer) error {
 		s := j.Suite(res.File)
 		c := report.Case{Name: fmt.Sprintf("%s/%s (line %d)", res.Kind, res.Name, res.Line), Classname: res.File}
 		switch res.Status {
-		case "invalid":
+		case Invalid:
 			c.Failure = &report.Message{Message: report.Plural(len(res.Errors), "problem", "problems"), Type: res.Errors[0].Type, Text: problemLines(res.File, res.Errors)}
-		case "error":
+		case Errored:
 			c.Error = &report.Message{Message: res.Reason, Text: problemLines(res.File, res.Errors)}
-		case "skipped":
+		case Skipped:
 			c.Skipped = &report.Message{Message: res.Reason}
 		}
 		if len(res.Warnings) > 0 {
@@ -51,7 +51,7 @@ func (r Report) WriteSARIF(w io.Writer, version string) error {
 		log.Add(report.Finding{RuleID: id, Rule: ruleText(id), Level: level, Message: fieldMessage(p), File: file, Line: p.Line, Column: p.Column})
 	}
 	for _, res := range r.Results {
-		if res.Status == "error" && len(res.Errors) == 0 {
+		if res.Status == Errored && len(res.Errors) == 0 {
 			add(res.File, report.LevelError, Problem{Message: res.Reason, Line: res.Line})
 		}
 		for _, p := range res.Errors {
@@ -82,7 +82,7 @@ func ruleText(id string) string {
 // of a result (::error / ::warning with file, line and column).
 func writeGitHubResult(w io.Writer, res ObjectResult) error {
 	var b strings.Builder
-	if res.Status == "error" && len(res.Errors) == 0 {
+	if res.Status == Errored && len(res.Errors) == 0 {
 		b.WriteString(report.Annotation("error", res.File, res.Line, 0, "Error", res.Reason))
 	}
 	for _, p := range res.Errors {

@@ -125,7 +125,7 @@ metadata: {name: c}
 		if len(res.Errors) > 0 {
 			msg = fmt.Sprintf("%d:%d %s: %s", res.Errors[0].Line, res.Errors[0].Column, res.Errors[0].Field, res.Errors[0].Message)
 		}
-		got = append(got, res.Status+" "+msg)
+		got = append(got, string(res.Status)+" "+msg)
 	}
 	want := []string{
 		`invalid 2:1 kind: no matches for kind "CronTabb" in version "stable.example.com/v1"; did you mean CronTab?`,

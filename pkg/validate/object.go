@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kubectl-crd/kubectl-crd/internal/applypatch"
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
@@ -20,9 +19,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	sigsjson "sigs.k8s.io/json"
 )
 
 // one validates one document.
@@ -30,7 +27,7 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 	opts := c.opts
 	res := ObjectResult{File: d.File, Line: d.Line, Operation: "create", Errors: []Problem{}, Warnings: []Problem{}}
 	if d.Err != nil {
-		res.Status, res.Reason = "error", d.Err.Msg
+		res.Status, res.Reason = Errored, d.Err.Msg
 		res.Errors = append(res.Errors, Problem{Type: "InputInvalid", Message: d.Err.Msg, Line: d.Err.Line, Column: d.Err.Column})
 		return res
 	}
@@ -39,7 +36,7 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 	}
 	object, err := d.TakeObject()
 	if err != nil {
-		res.Status, res.Reason = "error", err.Error()
+		res.Status, res.Reason = Errored, err.Error()
 		return res
 	}
 	obj := &unstructured.Unstructured{Object: object}
@@ -49,20 +46,20 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 	if n := requestSize(d.JSON); n > MaxRequestBytes {
 		res.add(d, Problem{Type: string(metav1.StatusReasonRequestEntityTooLarge),
 			Message: fmt.Sprintf("Request entity too large: limit is %d", MaxRequestBytes)})
-		res.Status = "invalid"
+		res.Status = Invalid
 		return res
 	}
 	gvk := obj.GroupVersionKind()
 	res.APIVersion, res.Kind, res.Namespace, res.Name = obj.GetAPIVersion(), obj.GetKind(), obj.GetNamespace(), obj.GetName()
 	if opts.Skip != nil && opts.Skip(gvk) {
-		res.Status, res.Reason = "skipped", "skipped by --skip-kinds"
+		res.Status, res.Reason = Skipped, "skipped by --skip-kinds"
 		return res
 	}
 	if catalog.IsCRD(manifest.TypeMeta{APIVersion: res.APIVersion, Kind: res.Kind}) {
 		var old *apiextensionsv1.CustomResourceDefinition
 		if opts.OldCRD != nil && res.Name != "" {
 			if old, err = opts.OldCRD(ctx, res.Name); err != nil {
-				res.Status, res.Reason = "error", err.Error()
+				res.Status, res.Reason = Errored, err.Error()
 				return res
 			}
 		}
@@ -81,7 +78,7 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 	}
 	builtIn, err := c.builtinFor(gvk, d)
 	if err != nil {
-		res.Status, res.Reason = "error", err.Error()
+		res.Status, res.Reason = Errored, err.Error()
 		return res
 	}
 	var notServed *builtin.NotServedError
@@ -95,23 +92,25 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 			field = "apiVersion"
 		}
 		res.add(d, Problem{Field: field, Type: "FieldValueNotSupported", Message: builtIn.err.Error()})
-		res.Status = "invalid"
+		res.Status = Invalid
 		return res
 	case builtIn.err != nil:
-		return c.uncheckable(d, res, obj, builtIn.err.Error())
+		c.uncheckable(d, &res, obj, builtIn.err.Error())
+		return res
 	}
 	found, err := c.crdFor(ctx, gvk.GroupKind(), d)
 	if err != nil {
-		res.Status, res.Reason = "error", err.Error()
+		res.Status, res.Reason = Errored, err.Error()
 		return res
 	}
 	if found == nil {
-		return c.noCRD(ctx, d, res, obj)
+		c.noCRD(ctx, d, &res, obj)
+		return res
 	}
 	crd := found.CustomResourceDefinition
 	if !apihelpers.HasServedCRDVersion(crd, gvk.Version) {
 		res.add(d, Problem{Field: "apiVersion", Type: "FieldValueNotSupported", Message: catalog.NotServed(found.CRD, gvk.Version)})
-		res.Status = "invalid"
+		res.Status = Invalid
 		return res
 	}
 	if version := catalog.VersionNamed(crd, gvk.Version); version.Deprecated {
@@ -121,21 +120,13 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 	}
 	v, err := c.validatorFor(ctx, gvk, found)
 	if err != nil {
-		res.Status, res.Reason = "error", err.Error()
+		res.Status, res.Reason = Errored, err.Error()
 		return res
 	}
-	var old map[string]any
-	if opts.Old != nil && obj.GetName() != "" {
-		ns := ""
-		if crd.Spec.Scope == apiextensionsv1.NamespaceScoped {
-			if ns = obj.GetNamespace(); ns == "" {
-				ns = namespaceOr(opts.Namespace)
-			}
-		}
-		if old, err = opts.Old(ctx, gvk, gvk.GroupVersion().WithResource(crd.Spec.Names.Plural), ns, obj.GetName()); err != nil {
-			res.Status, res.Reason = "error", err.Error()
-			return res
-		}
+	old, err := opts.old(ctx, gvk, gvk.GroupVersion().WithResource(crd.Spec.Names.Plural), crd.Spec.Scope == apiextensionsv1.NamespaceScoped, obj)
+	if err != nil {
+		res.Status, res.Reason = Errored, err.Error()
+		return res
 	}
 	var out Result
 	switch {
@@ -152,10 +143,10 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 	return res
 }
 
-// noCRD is the result for an object whose kind no CRD defines: invalid
+// noCRD fills the result of an object whose kind no CRD defines: invalid
 // when CRDs here define other kinds of its group (a misspelt kind: the
 // server has no match for it), with the closest; else uncheckable.
-func (c *checker) noCRD(ctx context.Context, d *manifest.Document, res ObjectResult, obj *unstructured.Unstructured) ObjectResult {
+func (c *checker) noCRD(ctx context.Context, d *manifest.Document, res *ObjectResult, obj *unstructured.Unstructured) {
 	gvk := obj.GroupVersionKind()
 	kinds, err := c.groups.Get(gvk.Group, func() ([]string, error) {
 		c.lookups.Lock()
@@ -163,11 +154,12 @@ func (c *checker) noCRD(ctx context.Context, d *manifest.Document, res ObjectRes
 		return c.kinds.KindsInGroup(ctx, gvk.Group)
 	})
 	if err != nil {
-		res.Status, res.Reason = "error", err.Error()
-		return res
+		res.Status, res.Reason = Errored, err.Error()
+		return
 	}
 	if len(kinds) == 0 {
-		return c.uncheckable(d, res, obj, fmt.Sprintf("no CustomResourceDefinition for %s", gvk.GroupKind()))
+		c.uncheckable(d, res, obj, fmt.Sprintf("no CustomResourceDefinition for %s", gvk.GroupKind()))
+		return
 	}
 	msg := fmt.Sprintf("no matches for kind %q in version %q", gvk.Kind, gvk.GroupVersion())
 	if close := catalog.Closest(gvk.Kind, kinds); len(close) > 0 {
@@ -176,107 +168,44 @@ func (c *checker) noCRD(ctx context.Context, d *manifest.Document, res ObjectRes
 		msg += fmt.Sprintf(" (the CustomResourceDefinitions of %s define %s)", gvk.Group, strings.Join(kinds, ", "))
 	}
 	res.add(d, Problem{Field: "kind", Type: "FieldValueNotSupported", Message: msg})
-	res.Status = "invalid"
-	return res
+	res.Status = Invalid
 }
 
-// uncheckable is the result for an object of a kind kubectl crd cannot
+// uncheckable fills the result of an object of a kind kubectl crd cannot
 // check as the server does, for reason: checked against the schema the
 // cluster publishes for the kind when it publishes one, else unchecked.
-func (c *checker) uncheckable(d *manifest.Document, res ObjectResult, obj *unstructured.Unstructured, reason string) ObjectResult {
+func (c *checker) uncheckable(d *manifest.Document, res *ObjectResult, obj *unstructured.Unstructured, reason string) {
 	p, err := c.publishedFor(obj.GroupVersionKind(), d)
 	switch {
 	case err != nil:
-		res.Status, res.Reason = "error", err.Error()
+		res.Status, res.Reason = Errored, err.Error()
 	case p != nil:
 		res.checkPublished(d, p, obj, c.opts)
 	default:
 		res.unchecked(d, reason, c.opts)
 	}
-	return res
 }
 
-// applied checks the update kubectl apply makes of old, the live custom
-// resource, with the document's object body: old patched as kubectl
-// patches it, checked as an update of old. When the patch is empty, kubectl
-// sends nothing and the object is valid.
-func applied(ctx context.Context, v *Validator, body []byte, old map[string]any, keep bool) Result {
-	live, err := json.Marshal(old)
-	if err != nil {
-		return Result{Err: err}
-	}
-	patched, unchanged, err := applypatch.Apply(body, live, nil)
-	if err != nil {
-		return Result{Err: fmt.Errorf("merging the object into the live one, as kubectl apply does: %w", err)}
-	}
-	if unchanged {
-		res := Result{}
-		if keep {
-			res.Object = runtime.DeepCopyJSON(old)
-		}
-		return res
-	}
-	var obj map[string]any
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(patched, &obj); err != nil {
-		return Result{Err: err}
-	}
-	return v.update(ctx, obj, old)
-}
-
-// appliedCRD checks the update kubectl apply makes of old, the live CRD,
-// with the CRD document body (a JSON merge patch: kubectl has no Go type
-// for CRDs); a v1beta1 document, which the server no longer serves, as a
-// replace.
-func appliedCRD(ctx context.Context, body []byte, old *apiextensionsv1.CustomResourceDefinition) Result {
-	if tm := (&manifest.Document{JSON: body}).TypeMeta(); tm.APIVersion != apiextensionsv1.SchemeGroupVersion.String() {
-		return CRD(ctx, body, old)
-	}
-	typed := *old // a typed client's CRD has no apiVersion and kind
-	typed.TypeMeta = metav1.TypeMeta{APIVersion: apiextensionsv1.SchemeGroupVersion.String(), Kind: "CustomResourceDefinition"}
-	live, err := json.Marshal(&typed)
-	if err != nil {
-		return Result{Err: err}
-	}
-	patched, unchanged, err := applypatch.Apply(body, live, nil)
-	switch {
-	case err != nil:
-		return Result{Err: fmt.Errorf("merging the CRD into the live one, as kubectl apply does: %w", err)}
-	case unchanged:
-		return Result{}
-	}
-	return CRD(ctx, patched, old)
-}
-
-// unchecked is the result for an object of a kind kubectl crd cannot
+// unchecked fills the result of an object of a kind kubectl crd cannot
 // check, for reason: skipped, or with --strict-kinds invalid.
-func (res *ObjectResult) unchecked(d *manifest.Document, reason string, opts Options) ObjectResult {
+func (res *ObjectResult) unchecked(d *manifest.Document, reason string, opts Options) {
 	if !opts.StrictKinds {
-		res.Status, res.Reason = "skipped", reason
-		return *res
+		res.Status, res.Reason = Skipped, reason
+		return
 	}
 	res.add(d, Problem{Field: "kind", Type: "FieldValueNotFound",
 		Message: fmt.Sprintf("no matches for kind %q in version %q: %s", res.Kind, res.APIVersion, reason)})
-	res.Status = "invalid"
-	return *res
+	res.Status = Invalid
 }
 
 // checkBuiltIn checks an object of a kind kube-apiserver serves itself, as
 // a create or, when it exists, an update.
 func (c *checker) checkBuiltIn(ctx context.Context, d *manifest.Document, res *ObjectResult, kind *builtin.Kind, obj *unstructured.Unstructured) {
 	opts := c.opts
-	var old map[string]any
-	if opts.Old != nil && obj.GetName() != "" {
-		ns := ""
-		if kind.Namespaced() {
-			if ns = obj.GetNamespace(); ns == "" {
-				ns = namespaceOr(opts.Namespace)
-			}
-		}
-		var err error
-		if old, err = opts.Old(ctx, kind.GVK, kind.Resource, ns, obj.GetName()); err != nil {
-			res.Status, res.Reason = "error", err.Error()
-			return
-		}
+	old, err := opts.old(ctx, kind.GVK, kind.Resource, kind.Namespaced(), obj)
+	if err != nil {
+		res.Status, res.Reason = Errored, err.Error()
+		return
 	}
 	var out builtin.Result
 	if old != nil {
@@ -286,7 +215,7 @@ func (c *checker) checkBuiltIn(ctx context.Context, d *manifest.Document, res *O
 		}
 		oldJSON, err := json.Marshal(old)
 		if err != nil {
-			res.Status, res.Reason = "error", err.Error()
+			res.Status, res.Reason = Errored, err.Error()
 			return
 		}
 		out = kind.Update(ctx, d.JSON, oldJSON, opts.Keep, opts.Replace)
@@ -335,15 +264,8 @@ func typeMetaMissing(res *ObjectResult, d *manifest.Document, obj map[string]any
 	if missing == nil {
 		return false
 	}
-	res.Status, res.Reason = "error", strings.Join(missing, ", ")
+	res.Status, res.Reason = Errored, strings.Join(missing, ", ")
 	return true
-}
-
-func namespaceOr(ns string) string {
-	if ns == "" {
-		return "default"
-	}
-	return ns
 }
 
 // report records a Result's unknown fields and causes.
@@ -374,9 +296,9 @@ func (res *ObjectResult) report(d *manifest.Document, out Result, opts Options) 
 	}
 	slices.SortStableFunc(res.Errors, byPlace)
 	slices.SortStableFunc(res.Warnings, byPlace)
-	res.Status = "valid"
+	res.Status = Valid
 	if len(res.Errors) > 0 {
-		res.Status = "invalid"
+		res.Status = Invalid
 	} else if opts.Keep {
 		res.Object = out.Object
 	}

@@ -107,9 +107,9 @@ func writeTextResult(w io.Writer, res ObjectResult, colour bool) error {
 	var b strings.Builder
 	name := res.Kind + "/" + res.Name
 	switch {
-	case res.Status == "skipped":
+	case res.Status == Skipped:
 		fmt.Fprintf(&b, "%s %s: %s\n", paint(bold, fmt.Sprintf("%s:%d:", res.File, res.Line)), name, paint(faint, "skipped: "+res.Reason))
-	case res.Status == "error" && len(res.Errors) == 0:
+	case res.Status == Errored && len(res.Errors) == 0:
 		fmt.Fprintf(&b, "%s %s: %s\n", paint(bold, fmt.Sprintf("%s:%d:", res.File, res.Line)), name, paint(red, "error: "+res.Reason))
 	}
 	type line struct {

@@ -40,7 +40,7 @@ type ObjectResult struct {
 	Namespace  string    `json:"namespace,omitempty"`
 	Name       string    `json:"name"`
 	Operation  string    `json:"operation"`
-	Status     string    `json:"status"` // valid, invalid, skipped or error
+	Status     Status    `json:"status"`
 	Errors     []Problem `json:"errors"`
 	Warnings   []Problem `json:"warnings"`
 	Reason     string    `json:"reason,omitempty"` // why skipped, or the error
@@ -51,6 +51,20 @@ type ObjectResult struct {
 	// Options.Keep).
 	Object map[string]any `json:"-"`
 }
+
+// Status is an object's verdict.
+type Status string
+
+const (
+	// Valid: the server would accept the object.
+	Valid Status = "valid"
+	// Invalid: the server would refuse it (Errors say why).
+	Invalid Status = "invalid"
+	// Skipped: not checked (Reason says why).
+	Skipped Status = "skipped"
+	// Errored: it could not be checked (Reason, or Errors, say why).
+	Errored Status = "error"
+)
 
 // Summary counts the verdicts.
 type Summary struct {

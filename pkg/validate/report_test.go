@@ -447,7 +447,7 @@ metadata: {name: c}
 spec: {replicas: "x"}
 `
 	r := check(t, "versions.yaml", input, Options{})
-	got := []string{r.Results[0].Status, r.Results[1].Status, r.Results[2].Status}
+	got := []string{string(r.Results[0].Status), string(r.Results[1].Status), string(r.Results[2].Status)}
 	if strings.Join(got, " ") != "invalid valid invalid" {
 		t.Fatalf("statuses %v, want invalid (v1's maximum) valid (v1beta1 has none) invalid (type): %+v", got, r.Results)
 	}

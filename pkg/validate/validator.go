@@ -124,13 +124,7 @@ func (v *Validator) create(ctx context.Context, obj map[string]any, namespace st
 	}
 	res := Result{Unknown: unknown}
 	if v.strategy.NamespaceScoped() {
-		// kubectl sends an object to its own namespace.
-		if ns := u.GetNamespace(); ns != "" {
-			namespace = ns
-		}
-		if namespace == "" {
-			namespace = "default"
-		}
+		namespace = builtin.NamespaceOr(u.GetNamespace(), namespace)
 	}
 	builtin.RequestManagedFields(u, nil)
 	ctx = quiet(genericapirequest.WithNamespace(ctx, namespace))

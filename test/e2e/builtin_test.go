@@ -69,7 +69,7 @@ func TestValidateBuiltInMatchesServerDryRun(t *testing.T) {
 		if verdicts[res.Kind] == nil {
 			verdicts[res.Kind] = map[string]int{}
 		}
-		verdicts[res.Kind][res.Status]++
+		verdicts[res.Kind][string(res.Status)]++
 		operations[res.Operation]++
 	}
 	for _, kind := range builtInKinds {

@@ -370,7 +370,7 @@ spec: {backend: {serviceName: web, servicePort: 80}}
 	}
 	var verdicts []string
 	for _, res := range report.Results {
-		verdicts = append(verdicts, res.Kind+"/"+res.Name+" "+res.Status)
+		verdicts = append(verdicts, res.Kind+"/"+res.Name+" "+string(res.Status))
 	}
 	// In kustomize's order of applying: CRDs first.
 	want := []string{"CustomResourceDefinition/crontabs.stable.example.com valid", "Service/Web_Svc invalid", "Deployment/api invalid",
