@@ -184,3 +184,36 @@ func TestMissingPaths(t *testing.T) {
 		t.Errorf("missing %q", m)
 	}
 }
+
+// TestSuiteVersion: a suite's version is the version its cases run at,
+// whatever the objects' own apiVersion says: read back at v1beta1, an
+// object has v1's defaults for the fields v1beta1 knows, not minReplicas,
+// which v1beta1's schema prunes; a version the CRD does not serve is a
+// suite that cannot run, said at its version: line.
+func TestSuiteVersion(t *testing.T) {
+	suite := func(version string) *Suite {
+		doc := "name: versioned\ncrdName: crontabs.stable.example.com\nversion: " + version + `
+tests:
+  onCreate:
+  - name: read back at the suite's version
+    initial: "{apiVersion: stable.example.com/v1, kind: CronTab, spec: {replicas: 2}}"
+    expected: "{apiVersion: stable.example.com/v1beta1, kind: CronTab, spec: {replicas: 2, cronSpec: '5 0 * * *', image: my-awesome-cron-image}}"
+`
+		docs, err := manifest.Read("versioned.yaml", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return decode(&docs[0])
+	}
+	r := runner(t)
+	if got := r.Run(context.Background(), []*Suite{suite("v1beta1")}); len(got) != 1 || got[0].Status != Passed {
+		t.Errorf("at v1beta1: %+v", got)
+	}
+	if got := r.Run(context.Background(), []*Suite{suite("v1")}); len(got) != 1 || got[0].Status != Failed {
+		t.Errorf("at v1 (minReplicas is kept): %+v", got)
+	}
+	got := r.Run(context.Background(), []*Suite{suite("v1beta3")})
+	if len(got) != 1 || got[0].Status != Errored || got[0].Line != 3 || !strings.Contains(got[0].Message, "v1beta3") {
+		t.Errorf("at a version not served: %+v", got)
+	}
+}
