@@ -273,8 +273,10 @@ spec:
 	if r.Code != 0 || !strings.HasSuffix(r.Stdout, "4 valid, 0 invalid, 0 skipped, 0 errors\n") {
 		t.Errorf("helm template's output: exit %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
+	// A directory of charts is read as files: a template is said to be
+	// one, with its chart, not as invalid YAML.
 	r = bin.Run(t, "kubectl-crd", nil, "list", "--crds", filepath.Join(repoRoot, "test/testdata/charts"))
-	if r.Code != 2 || !strings.Contains(r.Stderr, "invalid YAML") {
-		t.Errorf("a directory of charts is read as files (templates are not YAML): exit %d, %q", r.Code, r.Stderr)
+	if want := "a template of the Helm chart " + chart + ", not YAML until it is rendered"; r.Code != 2 || !strings.Contains(r.Stderr, want) {
+		t.Errorf("a directory of charts is read as files: exit %d, %q; want it to say %q", r.Code, r.Stderr, want)
 	}
 }
