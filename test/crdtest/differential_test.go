@@ -34,22 +34,9 @@ func TestSuitesMatchTheServer(t *testing.T) {
 		ours[key(c.File, c.Line)] = c
 	}
 
-	suites, err := readSuites(suiteDirs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn, err := dynamic.NewForConfig(testCluster.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds, err := apiextensionsclient.NewForConfig(testCluster.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &server{objects: dyn, crds: crds.CustomResourceDefinitions()}
 	start := time.Now()
 	cases, agree := 0, 0
-	check := func(file string, line int, name string, v verdict) {
+	onServer(t, ctx, suiteDirs, func(file string, line int, name string, v verdict) {
 		cases++
 		got, ok := ours[key(file, line)]
 		switch {
@@ -60,19 +47,7 @@ func TestSuitesMatchTheServer(t *testing.T) {
 		default:
 			agree++
 		}
-	}
-	for _, suite := range suites {
-		crd, err := crds.CustomResourceDefinitions().Get(ctx, suite.CRDName, metav1.GetOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", suite.CRDName, err)
-		}
-		for _, c := range suite.Creates {
-			check(suite.File, c.Line, c.Name, s.create(ctx, crd, c))
-		}
-		for _, c := range suite.Updates {
-			check(suite.File, c.Line, c.Name, s.update(ctx, crd, c))
-		}
-	}
+	})
 	serverTime := time.Since(start)
 	if cases < 150 || agree != cases {
 		t.Errorf("%d of %d cases agree; the suites hold at least 150", agree, cases)
@@ -114,6 +89,38 @@ func TestSuitesMatchTheServer(t *testing.T) {
 
 func key(file string, line int) string { return fmt.Sprintf("%s:%d", file, line) }
 
+// onServer runs every case of the suites in dirs (read by the runner's
+// own reader) against kube-apiserver, one at a time, and gives each
+// verdict to check.
+func onServer(t *testing.T, ctx context.Context, dirs []string, check func(file string, line int, name string, v verdict)) {
+	t.Helper()
+	suites, err := readSuites(dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(testCluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds, err := apiextensionsclient.NewForConfig(testCluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{objects: dyn, crds: crds.CustomResourceDefinitions()}
+	for _, suite := range suites {
+		crd, err := crds.CustomResourceDefinitions().Get(ctx, suite.CRDName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", suite.CRDName, err)
+		}
+		for _, c := range suite.Creates {
+			check(suite.File, c.Line, c.Name, s.create(ctx, crd, c))
+		}
+		for _, c := range suite.Updates {
+			check(suite.File, c.Line, c.Name, s.update(ctx, crd, c))
+		}
+	}
+}
+
 // TestWrongExpectationsFailAlike: cases whose expectations are wrong (an
 // error other than the one expected, an error where the server accepts,
 // none where it refuses, an expected object without the server's defaults
@@ -132,21 +139,8 @@ func TestWrongExpectationsFailAlike(t *testing.T) {
 	for _, c := range report.Cases {
 		ours[key(c.File, c.Line)] = c
 	}
-	suites, err := readSuites(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn, err := dynamic.NewForConfig(testCluster.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds, err := apiextensionsclient.NewForConfig(testCluster.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &server{objects: dyn, crds: crds.CustomResourceDefinitions()}
 	cases := 0
-	check := func(file string, line int, name string, v verdict) {
+	onServer(t, ctx, []string{dir}, func(file string, line int, name string, v verdict) {
 		cases++
 		got, ok := ours[key(file, line)]
 		switch {
@@ -157,19 +151,7 @@ func TestWrongExpectationsFailAlike(t *testing.T) {
 		case got.Status != crdtest.Failed:
 			t.Errorf("%s:%d %s: kubectl crd test says %s (%s); the server fails it (%s)", file, line, name, got.Status, got.Message, v.why)
 		}
-	}
-	for _, suite := range suites {
-		crd, err := crds.CustomResourceDefinitions().Get(ctx, suite.CRDName, metav1.GetOptions{})
-		if err != nil {
-			t.Fatalf("%s: %v", suite.CRDName, err)
-		}
-		for _, c := range suite.Creates {
-			check(suite.File, c.Line, c.Name, s.create(ctx, crd, c))
-		}
-		for _, c := range suite.Updates {
-			check(suite.File, c.Line, c.Name, s.update(ctx, crd, c))
-		}
-	}
+	})
 	if cases < 8 || report.Summary.Failed != cases {
 		t.Errorf("%d cases, %d failed in kubectl crd test: every case should fail", cases, report.Summary.Failed)
 	}
