@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
-	"strings"
 
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,9 +20,6 @@ type Trip struct {
 	// Err is the conversion that failed (then Changes is empty).
 	Err error
 }
-
-// Route is the trip's versions as "v1 -> v2 -> v1".
-func (t Trip) Route() string { return strings.Join(t.Versions, " -> ") }
 
 // Change is one field a round trip changed.
 type Change struct {

@@ -42,8 +42,8 @@ func Range() (oldest, newest *version.Version) {
 }
 
 // Current returns the version the server code's registry answers as (set
-// by Use). Commands resolve the version once and pass it down; Current is
-// for that resolution and for tests.
+// by Use). Commands resolve the version once (factory.AnswerAs) and pass
+// it down; only tests read it here.
 func Current() *version.Version { return effective().EmulationVersion() }
 
 // OrNewest is v, or the newest version this build answers as when v is

@@ -1,8 +1,8 @@
 // Package lifecycle describes a CRD's versions over time: which are
 // served, which one is stored, what status.storedVersions holds, how
 // objects convert between versions and whether a migration is due. list
-// prints its rows; migrate, diff, docs and lsp spell versions and the
-// conversion with it, so that every verb says them the same way.
+// prints its rows; diff, docs and lsp spell versions and the conversion
+// with it, so that every verb says them the same way.
 package lifecycle
 
 import (
