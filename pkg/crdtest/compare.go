@@ -71,7 +71,7 @@ func (d dropped) reason(path string) string {
 	if storage, err := apihelpers.GetCRDStorageVersion(d.crd); err == nil && storage != d.version {
 		return fmt.Sprintf("%s: not stored: the storage version %s's schema does not keep it (the object is stored at %s and read back at %s)", path, storage, storage, d.version)
 	}
-	return fmt.Sprintf("%s: not stored: dropped when written (a null where the schema allows none, or a value a default replaced)", path)
+	return fmt.Sprintf("%s: not stored: dropped when written (a null where the schema allows none)", path)
 }
 
 // missing are the paths of want's fields that got lacks, in order; a

@@ -120,10 +120,9 @@ func typeTerm(t reflect.Type) string {
 		return "a mapping"
 	case reflect.Bool:
 		return "true or false"
-	case reflect.Pointer, reflect.Interface:
-		if t.Kind() == reflect.Pointer {
-			return typeTerm(t.Elem())
-		}
+	case reflect.Pointer:
+		return typeTerm(t.Elem())
+	case reflect.Interface:
 		return "a value"
 	}
 	return "a number"
