@@ -29,6 +29,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/kubectl-crd/kubectl-crd/internal/applypatch"
 	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
+	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -36,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/endpoints/deprecation"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -193,12 +195,14 @@ type Result struct {
 	// Object is the object as the server would store it, at the version of
 	// the request (with keep).
 	Object map[string]any
+	// Audit are the audit annotations admission policies added.
+	Audit map[string]string
 }
 
 // Create checks body, an object of the kind in JSON, as the server checks
 // a create of it in its own namespace, or else in namespace ("default"
 // when ""). keep asks for Result.Object.
-func (k *Kind) Create(ctx context.Context, body []byte, namespace string, keep bool) (res Result) {
+func (k *Kind) Create(ctx context.Context, body []byte, namespace string, keep bool, chain *policies.Chain) (res Result) {
 	defer recovered(&res)
 	obj, m, res := k.decode(body)
 	if obj == nil {
@@ -211,14 +215,18 @@ func (k *Kind) Create(ctx context.Context, body []byte, namespace string, keep b
 	}
 	RequestManagedFields(m, nil)
 	rest.FillObjectMetaSystemFields(m)
-	if m.GetName() == "" && m.GetGenerateName() != "" {
-		m.SetName(k.strategy.GenerateName(m.GetGenerateName()))
-	}
 	ctx, warnings := k.request(ctx, http.MethodPost, namespace, "")
-	if k.begin != nil {
-		k.begin(obj, nil)
-	}
-	res.Err = rest.BeforeCreate(k.strategy, ctx, obj)
+	request := policies.Request{Object: obj, Kind: k.GVK, Resource: k.Resource, Namespace: namespace, Name: m.GetName(),
+		Operation: admission.Create, Options: &metav1.CreateOptions{}, Interfaces: k.interfaces()}
+	res.Audit, res.Err = chain.Run(ctx, request, func() error {
+		if m.GetName() == "" && m.GetGenerateName() != "" {
+			m.SetName(k.strategy.GenerateName(m.GetGenerateName()))
+		}
+		if k.begin != nil {
+			k.begin(obj, nil)
+		}
+		return rest.BeforeCreate(k.strategy, ctx, obj)
+	})
 	return k.finish(res, obj, warnings, keep)
 }
 
@@ -238,7 +246,7 @@ func (k *Kind) finish(res Result, obj runtime.Object, w *warnings, keep bool) Re
 // live, checked against live decoded and defaulted as storage reads it.
 // With replace, body itself is the update (a PUT, as kubectl replace
 // sends it), at live's resourceVersion when it names none.
-func (k *Kind) Update(ctx context.Context, body, live []byte, keep, replace bool) (res Result) {
+func (k *Kind) Update(ctx context.Context, body, live []byte, keep, replace bool, chain *policies.Chain) (res Result) {
 	defer recovered(&res)
 	old, err := k.decodeLive(live)
 	if err != nil {
@@ -295,15 +303,19 @@ func (k *Kind) Update(ctx context.Context, body, live []byte, keep, replace bool
 	if m.GetResourceVersion() == "" {
 		m.SetResourceVersion(oldMeta.GetResourceVersion())
 	}
-	method := http.MethodPatch
+	method, options := http.MethodPatch, runtime.Object(&metav1.PatchOptions{})
 	if replace {
-		method = http.MethodPut
+		method, options = http.MethodPut, &metav1.UpdateOptions{}
 	}
 	ctx, warnings := k.request(ctx, method, oldMeta.GetNamespace(), oldMeta.GetName())
-	if k.begin != nil {
-		k.begin(obj, old)
-	}
-	res.Err = rest.BeforeUpdate(k.strategy, ctx, obj, old)
+	request := policies.Request{Object: obj, Old: old, Kind: k.GVK, Resource: k.Resource, Namespace: oldMeta.GetNamespace(), Name: oldMeta.GetName(),
+		Operation: admission.Update, Options: options, Interfaces: k.interfaces()}
+	res.Audit, res.Err = chain.Run(ctx, request, func() error {
+		if k.begin != nil {
+			k.begin(obj, old)
+		}
+		return rest.BeforeUpdate(k.strategy, ctx, obj, old)
+	})
 	return k.finish(res, obj, warnings, keep)
 }
 
@@ -338,6 +350,12 @@ func recovered(res *Result) {
 	if r := recover(); r != nil {
 		*res = Result{Err: &PanicError{Value: r, Stack: debug.Stack()}}
 	}
+}
+
+// interfaces are what admission converts and defaults the kind's objects
+// with: the kind's scheme.
+func (k *Kind) interfaces() admission.ObjectInterfaces {
+	return admission.NewObjectInterfacesFromScheme(k.scheme.Scheme)
 }
 
 // hub is the version objects are decoded to and checked at.

@@ -136,7 +136,7 @@ spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, minRe
 `, []string{"spec.maxReplicas FieldValueInvalid"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := lookup(t, k, tc.apiVersion, tc.kind).Create(ctx, body(t, tc.object), "", false)
+			res := lookup(t, k, tc.apiVersion, tc.kind).Create(ctx, body(t, tc.object), "", false, nil)
 			if got := causes(res); !slices.Equal(got, tc.want) {
 				t.Errorf("got %q, want %q (%v)", got, tc.want, res.Err)
 			}
@@ -149,7 +149,7 @@ spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, minRe
 func TestCreateKeepsTheStoredObject(t *testing.T) {
 	k := kinds(t)
 	valid := strings.NewReplacer("app: other", "app: web", "99999", "8080").Replace(webDeployment)
-	res := lookup(t, k, "apps/v1", "Deployment").Create(context.Background(), body(t, valid), "team", true)
+	res := lookup(t, k, "apps/v1", "Deployment").Create(context.Background(), body(t, valid), "team", true, nil)
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -184,11 +184,11 @@ spec:
     metadata: {labels: {app: web, tier: front}}
     spec: {containers: [{name: c, image: nginx}]}
 `)
-	res := lookup(t, k, "apps/v1", "Deployment").Update(context.Background(), changed, old, false, false)
+	res := lookup(t, k, "apps/v1", "Deployment").Update(context.Background(), changed, old, false, false, nil)
 	if got, want := causes(res), []string{"spec.selector FieldValueInvalid"}; !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q (%v)", got, want, res.Err)
 	}
-	same := lookup(t, k, "apps/v1", "Deployment").Update(context.Background(), old, old, false, false)
+	same := lookup(t, k, "apps/v1", "Deployment").Update(context.Background(), old, old, false, false, nil)
 	if same.Err != nil {
 		t.Errorf("an unchanged update: %v", same.Err)
 	}
@@ -220,7 +220,7 @@ spec: {containers: [{name: {x: 1}, image: nginx}]}
 		server      bool
 	}{{"", true}, {lastApplied, false}} {
 		old := body(t, strings.Replace(live, "ANNOTATIONS", tc.annotations, 1))
-		res := lookup(t, kinds(t), "v1", "Pod").Update(context.Background(), named, old, false, false)
+		res := lookup(t, kinds(t), "v1", "Pod").Update(context.Background(), named, old, false, false, nil)
 		var panicked *PanicError
 		var patching *applypatch.PanicError
 		var decoding *DecodeError
@@ -262,11 +262,11 @@ spec:
   template:
     spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}
 `)
-	if res := lookup(t, k, "batch/v1", "Job").Update(ctx, job, liveJob, false, false); res.Err != nil {
+	if res := lookup(t, k, "batch/v1", "Job").Update(ctx, job, liveJob, false, false, nil); res.Err != nil {
 		t.Errorf("a Job applied again with a new label: %v", res.Err)
 	}
 	changedImage := strings.Replace(string(job), "busybox", "alpine", 1)
-	if got := causes(lookup(t, k, "batch/v1", "Job").Update(ctx, []byte(changedImage), liveJob, false, false)); !slices.Equal(got, []string{"spec.template FieldValueInvalid"}) {
+	if got := causes(lookup(t, k, "batch/v1", "Job").Update(ctx, []byte(changedImage), liveJob, false, false, nil)); !slices.Equal(got, []string{"spec.template FieldValueInvalid"}) {
 		t.Errorf("a Job's template changed: %q, want the immutable template", got)
 	}
 	liveService := body(t, `apiVersion: v1
@@ -279,7 +279,7 @@ kind: Service
 metadata: {name: web}
 spec: {selector: {app: web}, ports: [{port: 80}, {name: metrics, port: 9090}]}
 `)
-	res := lookup(t, k, "v1", "Service").Update(ctx, service, liveService, false, false)
+	res := lookup(t, k, "v1", "Service").Update(ctx, service, liveService, false, false, nil)
 	if got := causes(res); !slices.Equal(got, []string{"spec.ports[0].name FieldValueRequired"}) {
 		t.Errorf("a Service given a second port without naming the first: %q (%v)", got, res.Err)
 	}
@@ -386,7 +386,7 @@ metadata: {name: db, namespace: default}
 spec: {clusterIP: None, selector: {app: db}, ports: [{port: 5432}]}
 `)
 	svc := lookup(t, k, "v1", "Service")
-	if res := svc.Create(ctx, headless, "", false); res.Err != nil {
+	if res := svc.Create(ctx, headless, "", false, nil); res.Err != nil {
 		t.Errorf("a headless Service: %v", res.Err)
 	}
 	mismatched := body(t, `apiVersion: v1
@@ -394,7 +394,7 @@ kind: Service
 metadata: {name: db, namespace: default}
 spec: {clusterIP: None, clusterIPs: [10.0.0.9], selector: {app: db}, ports: [{port: 5432}]}
 `)
-	if got := causes(svc.Create(ctx, mismatched, "", false)); !slices.Contains(got, "spec.clusterIPs FieldValueInvalid") {
+	if got := causes(svc.Create(ctx, mismatched, "", false, nil)); !slices.Contains(got, "spec.clusterIPs FieldValueInvalid") {
 		t.Errorf("clusterIPs other than clusterIP: %q, want spec.clusterIPs invalid", got)
 	}
 	live := body(t, `apiVersion: v1
@@ -402,7 +402,7 @@ kind: Service
 metadata: {name: db, namespace: default, resourceVersion: "4", uid: 8d0f1c52-0000-4000-8000-000000000004}
 spec: {clusterIP: 10.0.0.12, clusterIPs: [10.0.0.12], ipFamilies: [IPv4], ipFamilyPolicy: SingleStack, type: ClusterIP, selector: {app: db}, ports: [{port: 5432, targetPort: 5432, protocol: TCP}]}
 `)
-	if got := causes(svc.Update(ctx, headless, live, false, false)); !slices.Equal(got, []string{"spec.clusterIPs[0] FieldValueInvalid"}) {
+	if got := causes(svc.Update(ctx, headless, live, false, false, nil)); !slices.Equal(got, []string{"spec.clusterIPs[0] FieldValueInvalid"}) {
 		t.Errorf("clusterIP changed to None: %q, want spec.clusterIPs[0] invalid", got)
 	}
 	unchanged := body(t, `apiVersion: v1
@@ -410,7 +410,7 @@ kind: Service
 metadata: {name: db, namespace: default, labels: {tier: data}}
 spec: {clusterIP: 10.0.0.12, selector: {app: db}, ports: [{port: 5432}]}
 `)
-	if res := svc.Update(ctx, unchanged, live, false, false); res.Err != nil {
+	if res := svc.Update(ctx, unchanged, live, false, false, nil); res.Err != nil {
 		t.Errorf("clusterIP given as it is: %v", res.Err)
 	}
 }

@@ -46,10 +46,10 @@ func FuzzCheck(f *testing.F) {
 				continue
 			}
 			ctx := context.Background()
-			check(t, kind.Create(ctx, d.JSON, "", true))
+			check(t, kind.Create(ctx, d.JSON, "", true, nil))
 			for j := range lives {
 				if lives[j].Err == nil {
-					check(t, kind.Update(ctx, d.JSON, lives[j].JSON, true, false))
+					check(t, kind.Update(ctx, d.JSON, lives[j].JSON, true, false, nil))
 				}
 			}
 		}

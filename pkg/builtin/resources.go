@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -37,6 +39,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/admissionregistration/mutatingadmissionpolicy"
 	"k8s.io/kubernetes/pkg/registry/admissionregistration/mutatingadmissionpolicybinding"
 	"k8s.io/kubernetes/pkg/registry/admissionregistration/mutatingwebhookconfiguration"
+	"k8s.io/kubernetes/pkg/registry/admissionregistration/resolver"
 	"k8s.io/kubernetes/pkg/registry/admissionregistration/validatingadmissionpolicy"
 	"k8s.io/kubernetes/pkg/registry/admissionregistration/validatingadmissionpolicybinding"
 	"k8s.io/kubernetes/pkg/registry/admissionregistration/validatingwebhookconfiguration"
@@ -130,6 +133,14 @@ type resource struct {
 // Strategies that take arguments get those that switch off what is the
 // cluster's to decide: no authorizer (authorization belongs to the cluster,
 // as admission does), and namespaces read through namespaces.
+// unresolved is the resource resolver of the policy binding strategies:
+// they resolve a paramKind only to authorize reading it, which is the
+// cluster's (no authorizer is given, so it is never called); a nil one
+// refuses every binding with a paramRef as an internal error.
+var unresolved = resolver.ResourceResolverFunc(func(gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
+	return schema.GroupVersionResource{}, fmt.Errorf("%s: paramKind access is authorized by the cluster", gvk)
+})
+
 func resources(namespaces corev1client.NamespaceInterface, kube, aggregator *scheme) []resource {
 	core := func(r, kind string, s Strategy) resource {
 		return resource{gr: schema.GroupResource{Resource: r}, kind: kind, versions: []string{"v1"}, strategy: s, scheme: kube}
@@ -166,10 +177,10 @@ func resources(namespaces corev1client.NamespaceInterface, kube, aggregator *sch
 		services,
 
 		v1(admission, "mutatingadmissionpolicies", "MutatingAdmissionPolicy", mutatingadmissionpolicy.NewStrategy(nil, nil)),
-		v1(admission, "mutatingadmissionpolicybindings", "MutatingAdmissionPolicyBinding", mutatingadmissionpolicybinding.NewStrategy(nil, nil, nil)),
+		v1(admission, "mutatingadmissionpolicybindings", "MutatingAdmissionPolicyBinding", mutatingadmissionpolicybinding.NewStrategy(nil, nil, unresolved)),
 		v1(admission, "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", mutatingwebhookconfiguration.Strategy),
 		v1(admission, "validatingadmissionpolicies", "ValidatingAdmissionPolicy", validatingadmissionpolicy.NewStrategy(nil, nil)),
-		v1(admission, "validatingadmissionpolicybindings", "ValidatingAdmissionPolicyBinding", validatingadmissionpolicybinding.NewStrategy(nil, nil, nil)),
+		v1(admission, "validatingadmissionpolicybindings", "ValidatingAdmissionPolicyBinding", validatingadmissionpolicybinding.NewStrategy(nil, nil, unresolved)),
 		v1(admission, "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", validatingwebhookconfiguration.Strategy),
 
 		v1("apps", "controllerrevisions", "ControllerRevision", controllerrevision.Strategy),

@@ -56,6 +56,7 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		if err := f.ResolveAskedVersion(); err != nil {
 			return &UsageError{Err: err}
 		}
+		quietServerLogs()
 		if err := prof.Start(); err != nil {
 			return err
 		}
@@ -127,6 +128,18 @@ func quietUnhandledErrors() {
 			klog.V(2).InfoS(msg, append([]any{"err", err}, keysAndValues...)...)
 		},
 	}
+}
+
+// quietServerLogs keeps the operational logs of the server code run on
+// the client (admission plugins and their informers: "caches are
+// synced") out of the user's output unless -v asks for logs: at -v=0,
+// klog writes only errors, to stderr.
+func quietServerLogs() {
+	if klog.V(1).Enabled() {
+		return
+	}
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
 }
 
 // docsURL is where each verb's reference page is.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -31,6 +32,8 @@ type ValidateOptions struct {
 	Replace     bool
 	Offline     bool
 	AllowSkip   bool
+	Policies    []string
+	NoPolicies  bool
 
 	args        []string
 	sources     manifest.Sources
@@ -55,7 +58,9 @@ metadata, list types, CEL rules), kinds kube-apiserver serves itself
 the cluster, --crds files, or the input itself. Online, an object that
 exists is checked as the update kubectl apply makes of it (--old gives the
 old objects from files; --replace checks the file itself as the update, as
-kubectl replace sends it). Admission and authorization are not run.
+kubectl replace sends it). Admission policies (ValidatingAdmissionPolicy,
+MutatingAdmissionPolicy) given with --policies run as the server's
+admission runs them; other admission and authorization are the cluster's.
 
 Each problem is reported with its file, line and column. Exit status: 0
 when every object is valid, 1 when one is invalid, 2 when the input cannot
@@ -66,7 +71,10 @@ be read or checked.`,
   kubectl crd validate -k overlays/prod --offline --crds crds/ -o github
 
   # The objects as the server would store them: pruned and defaulted
-  kubectl crd validate -f crontab.yaml --crds examples/crds -o yaml`,
+  kubectl crd validate -f crontab.yaml --crds examples/crds -o yaml
+
+  # And as the cluster's admission policies answer, sent as a user
+  kubectl crd validate -f deploy/ --crds crds/ --policies policies/ --as jane --as-group dev`,
 		RunE: run(f, o),
 	}
 	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files, directories, URLs or git:REV:PATH of objects to check; - for stdin.")
@@ -79,6 +87,8 @@ be read or checked.`,
 	c.Flags().BoolVar(&o.Offline, "offline", false, "Never contact a cluster: CRDs come from --crds and the input only.")
 	c.Flags().BoolVar(&o.AllowSkip, "allow-skip-all", false, "Exit 0 when every object was skipped (by default that is an error: nothing was checked).")
 	c.Flags().StringArrayVar(&o.Old, "old", nil, "Files, directories, URLs or git:REV:PATH of the objects as they are now: an object found there is checked as an update of it.")
+	c.Flags().StringArrayVar(&o.Policies, "policies", nil, "Files, directories, URLs or git:REV:PATH of admission policies, their bindings, params and namespaces: objects are checked as admission answers with them (repeatable; - for stdin).")
+	c.Flags().BoolVar(&o.NoPolicies, "no-policies", false, "Do not run admission policies.")
 	c.Flags().BoolVar(&o.Replace, "replace", false, "Check an object that exists as kubectl replace updates it (the file is the whole new object, a PUT), not as kubectl apply patches it.")
 	return c
 }
@@ -108,6 +118,8 @@ func (o *ValidateOptions) Validate() error {
 		return fmt.Errorf("--output must be one of %s, not %q", strings.Join(validate.Formats, ", "), o.Output)
 	case o.Unknown != "strict" && o.Unknown != "warn" && o.Unknown != "ignore":
 		return fmt.Errorf("--validate must be strict, warn or ignore, not %q", o.Unknown)
+	case o.NoPolicies && len(o.Policies) > 0:
+		return fmt.Errorf("--policies and --no-policies cannot be used together")
 	case o.Replace && o.Offline && len(o.Old) == 0:
 		return fmt.Errorf("--replace checks updates of objects that exist: offline, name them with --old")
 	}
@@ -121,6 +133,11 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 	if o.env, o.kube, err = o.f.Environment(o.Offline, o.Old); err != nil {
 		return err
 	}
+	admission, err := o.admission(ctx)
+	if err != nil {
+		return err
+	}
+	defer admission.Close()
 	input, err := o.read()
 	if err != nil {
 		return err
@@ -128,7 +145,7 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 	printer := validate.NewPrinter(o.out, o.errOut, o.Output, Version, o.kube, o.colour)
 	opts := o.env.Options
 	opts.Unknown, opts.StrictKinds, opts.Skip, opts.Keep, opts.Emit = validate.UnknownFields(o.Unknown), o.StrictKinds, o.skip, o.Output == "yaml", printer.Add
-	opts.Replace = o.Replace
+	opts.Replace, opts.Admission = o.Replace, admission
 	report, err := o.env.Check(ctx, input, opts)
 	if err != nil {
 		return err
@@ -150,6 +167,21 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 		return errors.New("nothing was checked: every object was skipped (no CRD defines its kind, or --skip-kinds names it); pass --crds or a cluster, or --allow-skip-all to accept that")
 	}
 	return nil
+}
+
+// admission starts the admission policies of --policies (none without).
+func (o *ValidateOptions) admission(ctx context.Context) (*policies.Chain, error) {
+	if len(o.Policies) == 0 || o.NoPolicies {
+		return nil, nil
+	}
+	set, err := o.env.ReadPolicies(ctx, o.Policies, o.sources)
+	if err != nil {
+		return nil, &factory.FlagError{Flag: "--policies", Err: err}
+	}
+	if set.Empty() {
+		return nil, nil
+	}
+	return o.env.StartAdmission(ctx, o.env.Catalog, set, o.f.User())
 }
 
 // read opens the -f files and arguments, or builds the -k kustomization.

@@ -132,12 +132,12 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 	switch {
 	case old != nil && opts.Replace:
 		res.Operation = "replace"
-		out = v.update(ctx, obj.Object, old)
+		out = v.update(ctx, obj.Object, old, opts.Admission, nil)
 	case old != nil:
 		res.Operation = "update"
-		out = applied(ctx, v, d.JSON, old, opts.Keep)
+		out = applied(ctx, v, d.JSON, old, opts.Keep, opts.Admission)
 	default:
-		out = v.create(ctx, obj.Object, opts.Namespace)
+		out = v.create(ctx, obj.Object, opts.Namespace, opts.Admission)
 	}
 	res.report(d, out, opts)
 	return res
@@ -218,11 +218,11 @@ func (c *checker) checkBuiltIn(ctx context.Context, d *manifest.Document, res *O
 			res.Status, res.Reason = Errored, err.Error()
 			return
 		}
-		out = kind.Update(ctx, d.JSON, oldJSON, opts.Keep, opts.Replace)
+		out = kind.Update(ctx, d.JSON, oldJSON, opts.Keep, opts.Replace, opts.Admission)
 	} else {
-		out = kind.Create(ctx, d.JSON, opts.Namespace, opts.Keep)
+		out = kind.Create(ctx, d.JSON, opts.Namespace, opts.Keep, opts.Admission)
 	}
-	res.report(d, Result{Unknown: out.Unknown, Err: out.Err, Warnings: out.Warnings, Object: out.Object}, opts)
+	res.report(d, Result{Unknown: out.Unknown, Err: out.Err, Warnings: out.Warnings, Object: out.Object, Audit: out.Audit}, opts)
 	if kind.Deprecated != "" {
 		p := Problem{Field: "apiVersion", Type: "Deprecated", Message: kind.Deprecated}
 		p.Line, p.Column = d.Position(p.Field)

@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apiserver/pkg/cel/openapi/resolver"
@@ -117,6 +118,9 @@ type Options struct {
 	// PUT (kubectl replace, and tools that write whole objects).
 	Old     OldLookup
 	Replace bool
+	// Admission, when set, runs the admission policies around the
+	// server's checks, as the server's admission chain does.
+	Admission *policies.Chain
 	// OldCRD, when set, turns CRD documents whose CRD exists into updates:
 	// it returns the CRD as the cluster keeps it (status included), nil
 	// when there is none.

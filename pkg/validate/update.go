@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/internal/applypatch"
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -34,7 +35,7 @@ func (opts Options) old(ctx context.Context, gvk schema.GroupVersionKind, gvr sc
 // resource, with the document's object body: old patched as kubectl
 // patches it, checked as an update of old. When the patch is empty, kubectl
 // sends nothing and the object is valid.
-func applied(ctx context.Context, v *Validator, body []byte, old map[string]any, keep bool) Result {
+func applied(ctx context.Context, v *Validator, body []byte, old map[string]any, keep bool, chain *policies.Chain) Result {
 	live, err := json.Marshal(old)
 	if err != nil {
 		return Result{Err: err}
@@ -54,7 +55,7 @@ func applied(ctx context.Context, v *Validator, body []byte, old map[string]any,
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(patched, &obj); err != nil {
 		return Result{Err: err}
 	}
-	return v.update(ctx, obj, old)
+	return v.update(ctx, obj, old, chain, &metav1.PatchOptions{})
 }
 
 // appliedCRD checks the update kubectl apply makes of old, the live CRD,

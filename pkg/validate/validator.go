@@ -7,6 +7,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/admission"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage/names"
@@ -37,6 +39,10 @@ type Validator struct {
 	// status is the strategy of writes through the status subresource
 	// (nil without one).
 	status rest.RESTUpdateStrategy
+	// resource is the kind's resource at the version; admission converts
+	// and defaults the kind's objects with interfaces.
+	resource   schema.GroupVersionResource
+	interfaces admission.ObjectInterfaces
 }
 
 // strategy is what the server's custom resource strategy is to creates
@@ -86,7 +92,9 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 	}
 	strategy := customresource.NewStrategy(crdserverscheme.NewUnstructuredObjectTyper(), crd.Spec.Scope == apiextensionsv1.NamespaceScoped, gvk,
 		schemaValidator, statusValidator, s, status, scale, selectable)
-	v := &Validator{gvk: gvk, structural: s, preserveUnknownFields: crd.Spec.PreserveUnknownFields, strategy: strategy}
+	v := &Validator{gvk: gvk, structural: s, preserveUnknownFields: crd.Spec.PreserveUnknownFields, strategy: strategy,
+		resource:   gvk.GroupVersion().WithResource(crd.Spec.Names.Plural),
+		interfaces: policies.CustomResourceInterfaces(crd, schemaAt(crd, version, s))}
 	if status != nil {
 		v.status = customresource.NewStatusStrategy(strategy)
 	}
@@ -105,18 +113,21 @@ type Result struct {
 	Warnings []string
 	// Object is the object as the server would store it (when valid).
 	Object map[string]any
+	// Audit are the audit annotations admission policies added.
+	Audit map[string]string
 }
 
 // Create checks obj (not changed) as the server checks a create: in the
 // object's namespace, or else namespace ("default" when "") for namespaced
 // kinds.
 func (v *Validator) Create(ctx context.Context, obj map[string]any, namespace string) Result {
-	return v.create(ctx, runtime.DeepCopyJSON(obj), namespace)
+	return v.create(ctx, runtime.DeepCopyJSON(obj), namespace, nil)
 }
 
-// create is Create on an object the caller gives up: obj becomes the
-// object as the server would store it.
-func (v *Validator) create(ctx context.Context, obj map[string]any, namespace string) Result {
+// create is Create on an object the caller gives up, with the admission
+// policies of chain (none when nil): obj becomes the object as the server
+// would store it.
+func (v *Validator) create(ctx context.Context, obj map[string]any, namespace string, chain *policies.Chain) Result {
 	u := &unstructured.Unstructured{Object: obj}
 	unknown, err := decodeBody(u.Object, v.structural, v.preserveUnknownFields)
 	if err != nil {
@@ -128,11 +139,15 @@ func (v *Validator) create(ctx context.Context, obj map[string]any, namespace st
 	}
 	builtin.RequestManagedFields(u, nil)
 	ctx = quiet(genericapirequest.WithNamespace(ctx, namespace))
-	if u.GetName() == "" && u.GetGenerateName() != "" {
-		u.SetName(names.SimpleNameGenerator.GenerateName(u.GetGenerateName()))
-	}
 	rest.FillObjectMetaSystemFields(u)
-	res.Err = rest.BeforeCreate(v.strategy, ctx, u)
+	request := policies.Request{Object: u, Kind: v.gvk, Resource: v.resource, Namespace: namespace, Name: u.GetName(),
+		Operation: admission.Create, Options: &metav1.CreateOptions{}, Interfaces: v.interfaces}
+	res.Audit, res.Err = chain.Run(ctx, request, func() error {
+		if u.GetName() == "" && u.GetGenerateName() != "" {
+			u.SetName(names.SimpleNameGenerator.GenerateName(u.GetGenerateName()))
+		}
+		return rest.BeforeCreate(v.strategy, ctx, u)
+	})
 	res.Object = u.Object
 	return res
 }
@@ -143,12 +158,13 @@ func (v *Validator) create(ctx context.Context, obj map[string]any, namespace st
 // status subresource is on, and the schema and CEL rules run with oldSelf
 // and validation ratcheting.
 func (v *Validator) Update(ctx context.Context, obj, old map[string]any) Result {
-	return v.update(ctx, runtime.DeepCopyJSON(obj), old)
+	return v.update(ctx, runtime.DeepCopyJSON(obj), old, nil, nil)
 }
 
 // update is Update on a new object the caller gives up (old is not
-// changed).
-func (v *Validator) update(ctx context.Context, obj, old map[string]any) Result {
+// changed), with the admission policies of chain (none when nil); opts
+// are the request's options (nil: a PUT's).
+func (v *Validator) update(ctx context.Context, obj, old map[string]any, chain *policies.Chain, opts runtime.Object) Result {
 	u := &unstructured.Unstructured{Object: obj}
 	unknown, err := decodeBody(u.Object, v.structural, v.preserveUnknownFields)
 	if err != nil {
@@ -170,7 +186,12 @@ func (v *Validator) update(ctx context.Context, obj, old map[string]any) Result 
 		u.SetResourceVersion(o.GetResourceVersion())
 	}
 	ctx = quiet(genericapirequest.WithNamespace(ctx, namespace))
-	res.Err = rest.BeforeUpdate(v.strategy, ctx, u, o)
+	if opts == nil {
+		opts = &metav1.UpdateOptions{}
+	}
+	request := policies.Request{Object: u, Old: o, Kind: v.gvk, Resource: v.resource, Namespace: namespace, Name: o.GetName(),
+		Operation: admission.Update, Options: opts, Interfaces: v.interfaces}
+	res.Audit, res.Err = chain.Run(ctx, request, func() error { return rest.BeforeUpdate(v.strategy, ctx, u, o) })
 	res.Object = u.Object
 	return res
 }
@@ -202,6 +223,21 @@ type FieldError struct {
 	Field   string `json:"field"`
 	Type    string `json:"type"`
 	Message string `json:"message"`
+}
+
+// schemaAt gives the structural schema of each version of crd, s for
+// version: what admission defaults a mutated object with.
+func schemaAt(crd *apiextensionsv1.CustomResourceDefinition, version string, s *structuralschema.Structural) func(string) *structuralschema.Structural {
+	return func(v string) *structuralschema.Structural {
+		if v == version {
+			return s
+		}
+		other, err := Structural(crd, v)
+		if err != nil {
+			return nil
+		}
+		return other
+	}
 }
 
 // quiet keeps the server's request logging (such as its note on duplicate
