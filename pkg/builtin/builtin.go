@@ -232,8 +232,8 @@ func (k *Kind) Create(ctx context.Context, body []byte, namespace string, keep b
 
 // finish adds the server's warnings to res and, with keep, the object it
 // would store.
-func (k *Kind) finish(res Result, obj runtime.Object, w *warnings, keep bool) Result {
-	res.Warnings = w.list()
+func (k *Kind) finish(res Result, obj runtime.Object, w *Warnings, keep bool) Result {
+	res.Warnings = w.List()
 	if keep && res.Err == nil {
 		res.Object, res.Err = k.encode(obj)
 	}
@@ -366,7 +366,7 @@ func (k *Kind) hub() schema.GroupVersion {
 // request is the context of the server's request for the object: its
 // namespace, its request info (declarative validation reads the version
 // and resource from it), a recorder of warnings, and no request logging.
-func (k *Kind) request(ctx context.Context, method, namespace, name string) (context.Context, *warnings) {
+func (k *Kind) request(ctx context.Context, method, namespace, name string) (context.Context, *Warnings) {
 	path := "/apis/" + k.Resource.Group + "/" + k.Resource.Version
 	if k.Resource.Group == "" {
 		path = "/api/" + k.Resource.Version
@@ -378,7 +378,7 @@ func (k *Kind) request(ctx context.Context, method, namespace, name string) (con
 	if name != "" {
 		path += "/" + name
 	}
-	w := &warnings{}
+	ctx, w := RecordWarnings(ctx)
 	ctx = genericapirequest.WithNamespace(ctx, namespace)
 	req, err := http.NewRequestWithContext(ctx, method, path, nil)
 	if err == nil {
@@ -386,7 +386,6 @@ func (k *Kind) request(ctx context.Context, method, namespace, name string) (con
 			ctx = genericapirequest.WithRequestInfo(ctx, info)
 		}
 	}
-	ctx = warning.WithWarningRecorder(ctx, w)
 	return klog.NewContext(ctx, logr.Discard()), w
 }
 
@@ -405,13 +404,20 @@ func (k *Kind) encodeJSON(obj runtime.Object) ([]byte, error) {
 	return runtime.Encode(k.scheme.codecs.LegacyCodec(k.GVK.GroupVersion()), obj)
 }
 
-// warnings records the server's warnings for one request.
-type warnings struct {
+// RecordWarnings gives ctx a recorder of the server's warnings (what
+// warning.AddWarning adds): the request's.
+func RecordWarnings(ctx context.Context) (context.Context, *Warnings) {
+	w := &Warnings{}
+	return warning.WithWarningRecorder(ctx, w), w
+}
+
+// Warnings records the server's warnings for one request, each once.
+type Warnings struct {
 	mu   sync.Mutex
 	seen []string
 }
 
-func (w *warnings) AddWarning(_, text string) {
+func (w *Warnings) AddWarning(_, text string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !slices.Contains(w.seen, text) {
@@ -419,7 +425,8 @@ func (w *warnings) AddWarning(_, text string) {
 	}
 }
 
-func (w *warnings) list() []string {
+// List is the warnings, in the order recorded.
+func (w *Warnings) List() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.seen

@@ -52,28 +52,22 @@ func NewCmdValidate(f *factory.Factory) *cobra.Command {
 		Use:   "validate (-f PATH... | PATH... | -k DIR)",
 		Short: "Check local objects as the API server would, before apply",
 		Long: `Check the objects in local files as the API server checks them, with the
-server's own code: custom resources (unknown fields, defaults, schema,
-metadata, list types, CEL rules), kinds kube-apiserver serves itself
-(decoding, defaults, each resource's validation) and CRDs. CRDs come from
-the cluster, --crds files, or the input itself. Online, an object that
-exists is checked as the update kubectl apply makes of it (--old gives the
-old objects from files; --replace checks the file itself as the update, as
-kubectl replace sends it). Admission policies (ValidatingAdmissionPolicy,
-MutatingAdmissionPolicy) given with --policies run as the server's
-admission runs them; other admission and authorization are the cluster's.
+server's own code: custom resources (schema, defaults, CEL rules), kinds
+kube-apiserver serves itself and CRDs, and admission policies (--policies).
+CRDs come from the cluster, --crds files, or the input itself. Online, an
+object that exists is checked as the update kubectl apply makes of it
+(--old gives the old objects from files; --replace checks a PUT).
 
 Each problem is reported with its file, line and column. Exit status: 0
 when every object is valid, 1 when one is invalid, 2 when the input cannot
 be read or checked.`,
 		Example: `  kubectl crd validate -f examples/objects/invalid --crds examples/crds
-  kubectl crd validate -f manifests/ -R -o json
-  kubectl crd validate --offline --crds crds/ deploy/*.yaml
   kubectl crd validate -k overlays/prod --offline --crds crds/ -o github
 
   # The objects as the server would store them: pruned and defaulted
   kubectl crd validate -f crontab.yaml --crds examples/crds -o yaml
 
-  # And as the cluster's admission policies answer, sent as a user
+  # As admission policies answer, sent as a user
   kubectl crd validate -f deploy/ --crds crds/ --policies policies/ --as jane --as-group dev`,
 		RunE: run(f, o),
 	}

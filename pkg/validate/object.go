@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -282,10 +283,14 @@ func (res *ObjectResult) report(d *manifest.Document, out Result, opts Options) 
 		}
 	}
 	for _, c := range out.Causes() {
-		res.add(d, Problem{Field: c.Field, Type: c.Type, Message: c.Message})
+		p := Problem{Field: c.Field, Type: c.Type, Message: c.Message}
+		p.Policy, p.Binding = policies.Named(c.Message)
+		res.add(d, p)
 	}
+	res.Audit = out.Audit
 	for _, w := range out.Warnings {
 		p := Problem{Field: warningField(w), Type: "Warning", Message: w}
+		p.Policy, p.Binding = policies.Named(w)
 		p.Line, p.Column = d.Position(placeOf(p.Field))
 		res.Warnings = append(res.Warnings, p)
 	}

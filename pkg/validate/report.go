@@ -30,6 +30,10 @@ type Problem struct {
 	Message string `json:"message"`
 	Line    int    `json:"line"`
 	Column  int    `json:"column"`
+	// Policy and Binding name the admission policy (and its binding) of
+	// a denial or a warning.
+	Policy  string `json:"policy,omitempty"`
+	Binding string `json:"binding,omitempty"`
 }
 
 // ObjectResult is the verdict on one object.
@@ -48,6 +52,9 @@ type ObjectResult struct {
 	// Checks is "schema" for an object checked against its kind's
 	// published OpenAPI schema only; "" when checked as the server checks.
 	Checks string `json:"checks,omitempty"`
+	// Audit are the audit annotations admission policies added (an
+	// Audit action's validation failures among them).
+	Audit map[string]string `json:"audit,omitempty"`
 	// Object is the valid object as the server would store it (with
 	// Options.Keep).
 	Object map[string]any `json:"-"`

@@ -138,7 +138,7 @@ func (v *Validator) create(ctx context.Context, obj map[string]any, namespace st
 		namespace = builtin.NamespaceOr(u.GetNamespace(), namespace)
 	}
 	builtin.RequestManagedFields(u, nil)
-	ctx = quiet(genericapirequest.WithNamespace(ctx, namespace))
+	ctx, warnings := builtin.RecordWarnings(quiet(genericapirequest.WithNamespace(ctx, namespace)))
 	rest.FillObjectMetaSystemFields(u)
 	request := policies.Request{Object: u, Kind: v.gvk, Resource: v.resource, Namespace: namespace, Name: u.GetName(),
 		Operation: admission.Create, Options: &metav1.CreateOptions{}, Interfaces: v.interfaces}
@@ -148,7 +148,7 @@ func (v *Validator) create(ctx context.Context, obj map[string]any, namespace st
 		}
 		return rest.BeforeCreate(v.strategy, ctx, u)
 	})
-	res.Object = u.Object
+	res.Object, res.Warnings = u.Object, warnings.List()
 	return res
 }
 
@@ -185,14 +185,14 @@ func (v *Validator) update(ctx context.Context, obj, old map[string]any, chain *
 		// Applying a file updates whatever version is live.
 		u.SetResourceVersion(o.GetResourceVersion())
 	}
-	ctx = quiet(genericapirequest.WithNamespace(ctx, namespace))
+	ctx, warnings := builtin.RecordWarnings(quiet(genericapirequest.WithNamespace(ctx, namespace)))
 	if opts == nil {
 		opts = &metav1.UpdateOptions{}
 	}
 	request := policies.Request{Object: u, Old: o, Kind: v.gvk, Resource: v.resource, Namespace: namespace, Name: o.GetName(),
 		Operation: admission.Update, Options: opts, Interfaces: v.interfaces}
 	res.Audit, res.Err = chain.Run(ctx, request, func() error { return rest.BeforeUpdate(v.strategy, ctx, u, o) })
-	res.Object = u.Object
+	res.Object, res.Warnings = u.Object, warnings.List()
 	return res
 }
 
@@ -208,7 +208,13 @@ func (r Result) Causes() []FieldError {
 		out = append(out, FieldError{Field: decode.Field, Type: string(metav1.StatusReasonBadRequest), Message: decode.Error()})
 	case errors.As(r.Err, &se) && se.ErrStatus.Details != nil && len(se.ErrStatus.Details.Causes) > 0:
 		for _, c := range se.ErrStatus.Details.Causes {
-			out = append(out, FieldError{Field: c.Field, Type: string(c.Type), Message: c.Message})
+			typ := string(c.Type)
+			if typ == "" {
+				// An admission policy's denial: a cause of the status's
+				// reason (Invalid, or the policy's own).
+				typ = string(se.ErrStatus.Reason)
+			}
+			out = append(out, FieldError{Field: c.Field, Type: typ, Message: c.Message})
 		}
 	case errors.As(r.Err, &se):
 		out = append(out, FieldError{Type: string(se.ErrStatus.Reason), Message: se.Error()})
