@@ -6,10 +6,14 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/admission"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	sigsjson "sigs.k8s.io/json"
@@ -28,6 +32,12 @@ var crdStrategy = sync.OnceValue(func() strategy {
 // fields, names; on update also the versions still stored, immutable
 // fields, and the ratcheting of what old already had).
 func CRD(ctx context.Context, doc []byte, old *apiextensionsv1.CustomResourceDefinition) Result {
+	return admittedCRD(ctx, doc, old, nil, nil)
+}
+
+// admittedCRD is CRD with the admission policies of chain (none when
+// nil); opts are the request's options (nil: a create's or a PUT's).
+func admittedCRD(ctx context.Context, doc []byte, old *apiextensionsv1.CustomResourceDefinition, chain *policies.Chain, opts runtime.Object) Result {
 	var res Result
 	// The version's own Go type knows every field the server accepts.
 	var probe struct {
@@ -47,10 +57,15 @@ func CRD(ctx context.Context, doc []byte, old *apiextensionsv1.CustomResourceDef
 			}
 		}
 	}
-	ctx = quiet(genericapirequest.WithNamespace(ctx, ""))
+	ctx, warnings := builtin.RecordWarnings(quiet(genericapirequest.WithNamespace(ctx, "")))
+	request := policies.Request{Object: crd, Kind: schema.FromAPIVersionAndKind(probe.APIVersion, "CustomResourceDefinition"),
+		Resource: schema.GroupVersion{Group: apiextensions.GroupName, Version: schema.FromAPIVersionAndKind(probe.APIVersion, "").Version}.WithResource("customresourcedefinitions"),
+		Name: crd.Name, Interfaces: admission.NewObjectInterfacesFromScheme(catalog.Scheme())}
 	if old == nil {
 		rest.FillObjectMetaSystemFields(crd)
-		res.Err = rest.BeforeCreate(crdStrategy(), ctx, crd)
+		request.Operation, request.Options = admission.Create, &metav1.CreateOptions{}
+		res.Audit, res.Err = chain.Run(ctx, request, func() error { return rest.BeforeCreate(crdStrategy(), ctx, crd) })
+		res.Warnings = warnings.List()
 		return res
 	}
 	live := &apiextensions.CustomResourceDefinition{}
@@ -62,6 +77,11 @@ func CRD(ctx context.Context, doc []byte, old *apiextensionsv1.CustomResourceDef
 		// Applying a file updates whatever version is live.
 		crd.ResourceVersion = live.ResourceVersion
 	}
-	res.Err = rest.BeforeUpdate(crdStrategy(), ctx, crd, live)
+	if opts == nil {
+		opts = &metav1.UpdateOptions{}
+	}
+	request.Old, request.Operation, request.Options = live, admission.Update, opts
+	res.Audit, res.Err = chain.Run(ctx, request, func() error { return rest.BeforeUpdate(crdStrategy(), ctx, crd, live) })
+	res.Warnings = warnings.List()
 	return res
 }

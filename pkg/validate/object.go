@@ -65,16 +65,16 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 			}
 		}
 		if old == nil {
-			res.report(d, CRD(ctx, d.JSON, nil), opts)
+			res.report(d, admittedCRD(ctx, d.JSON, nil, opts.Admission, nil), opts)
 			return res
 		}
 		res.Operation = "update"
 		if opts.Replace {
 			res.Operation = "replace"
-			res.report(d, CRD(ctx, d.JSON, old), opts)
+			res.report(d, admittedCRD(ctx, d.JSON, old, opts.Admission, nil), opts)
 			return res
 		}
-		res.report(d, appliedCRD(ctx, d.JSON, old), opts)
+		res.report(d, appliedCRD(ctx, d.JSON, old, opts.Admission), opts)
 		return res
 	}
 	builtIn, err := c.builtinFor(gvk, d)

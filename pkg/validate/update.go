@@ -62,9 +62,9 @@ func applied(ctx context.Context, v *Validator, body []byte, old map[string]any,
 // with the CRD document body (a JSON merge patch: kubectl has no Go type
 // for CRDs); a v1beta1 document, which the server no longer serves, as a
 // replace.
-func appliedCRD(ctx context.Context, body []byte, old *apiextensionsv1.CustomResourceDefinition) Result {
+func appliedCRD(ctx context.Context, body []byte, old *apiextensionsv1.CustomResourceDefinition, chain *policies.Chain) Result {
 	if tm := (&manifest.Document{JSON: body}).TypeMeta(); tm.APIVersion != apiextensionsv1.SchemeGroupVersion.String() {
-		return CRD(ctx, body, old)
+		return admittedCRD(ctx, body, old, chain, nil)
 	}
 	typed := *old // a typed client's CRD has no apiVersion and kind
 	typed.TypeMeta = metav1.TypeMeta{APIVersion: apiextensionsv1.SchemeGroupVersion.String(), Kind: "CustomResourceDefinition"}
@@ -79,5 +79,5 @@ func appliedCRD(ctx context.Context, body []byte, old *apiextensionsv1.CustomRes
 	case unchanged:
 		return Result{}
 	}
-	return CRD(ctx, patched, old)
+	return admittedCRD(ctx, patched, old, chain, &metav1.PatchOptions{})
 }

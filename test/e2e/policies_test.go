@@ -1,0 +1,525 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+)
+
+// policyCase is one object sent to admission, and as whom.
+type policyCase struct {
+	obj *unstructured.Unstructured
+	// old, when set, makes the request an update of it (stored first).
+	old *unstructured.Unstructured
+}
+
+// policyObjects are the objects the differential test sends: gizmos
+// over the dimensions the policies read (namespace, replicas, image,
+// labels, size, tier, name, version), config maps, deployments and CRDs.
+func policyObjects() []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	i := 0
+	for _, ns := range []string{"pt-prod", "pt-dev", "pt-other"} {
+		for _, replicas := range []int64{-1, 1, 4, 9} {
+			for _, image := range []string{"registry.example.com/app:1", "docker.io/app:1"} {
+				for _, size := range []string{"", "s", "xl", "xs", "huge"} {
+					i++
+					g := gizmo(fmt.Sprintf("g%d", i), ns, "v1")
+					if replicas >= 0 {
+						_ = unstructured.SetNestedField(g.Object, replicas, "spec", "replicas")
+					}
+					_ = unstructured.SetNestedField(g.Object, image, "spec", "image")
+					if size != "" {
+						_ = unstructured.SetNestedField(g.Object, size, "spec", "size")
+					}
+					labels := map[string]string{}
+					switch (i / 5) % 5 {
+					case 0:
+						labels["team"] = "a"
+					case 1:
+						labels["canary"] = "true"
+					case 2:
+						labels["strict"] = "yes"
+						labels["team"] = "b"
+					case 3:
+						labels["mutate"] = "yes"
+					}
+					g.SetLabels(labels)
+					switch i % 7 {
+					case 0:
+						g.SetName("mc-" + g.GetName())
+					case 1:
+						g.SetName("err-" + g.GetName())
+					case 2:
+						g.SetName("or-" + g.GetName())
+					case 3:
+						g.SetName("a-name-long-enough-" + g.GetName())
+					case 4:
+						g.SetAPIVersion("admission.example.com/v1beta1")
+					}
+					if i%3 == 0 {
+						_ = unstructured.SetNestedField(g.Object, "gold", "spec", "tier")
+					} else if i%3 == 1 {
+						_ = unstructured.SetNestedField(g.Object, "silver", "spec", "tier")
+					}
+					out = append(out, g)
+				}
+			}
+		}
+	}
+	for _, ns := range []string{"pt-prod", "pt-other"} {
+		for j, data := range []map[string]any{{"a": "1"}, {"forbidden": "x"}, nil} {
+			cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+				"metadata": map[string]any{"name": fmt.Sprintf("pt-cm-%d", j), "namespace": ns}}}
+			if data != nil {
+				cm.Object["data"] = data
+			}
+			out = append(out, cm)
+		}
+		for _, replicas := range []int64{1, 6} {
+			out = append(out, deployment(fmt.Sprintf("pt-deploy-%d", replicas), ns, replicas))
+		}
+	}
+	for _, scope := range []string{"Namespaced", "Cluster"} {
+		for _, labelled := range []bool{true, false} {
+			out = append(out, policyCRD(scope, labelled))
+		}
+	}
+	return out
+}
+
+func gizmo(name, ns, version string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "admission.example.com/" + version, "kind": "Gizmo",
+		"metadata": map[string]any{"name": name, "namespace": ns}, "spec": map[string]any{}}}
+}
+
+func deployment(name, ns string, replicas int64) *unstructured.Unstructured {
+	labels := map[string]any{"app": name}
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": name, "namespace": ns},
+		"spec": map[string]any{"replicas": replicas, "selector": map[string]any{"matchLabels": labels},
+			"template": map[string]any{"metadata": map[string]any{"labels": labels},
+				"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": "registry.example.com/app:1"}}}}}}}
+}
+
+func policyCRD(scope string, labelled bool) *unstructured.Unstructured {
+	plural := "w" + strings.ToLower(scope)
+	if labelled {
+		plural += "labelled"
+	}
+	crd := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": plural + ".admission.example.com"},
+		"spec": map[string]any{"group": "admission.example.com", "scope": scope,
+			"names": map[string]any{"plural": plural, "kind": "W" + plural[1:]},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}}}
+	if labelled {
+		crd.SetLabels(map[string]string{"policy-test": "on"})
+	}
+	return crd
+}
+
+// policyAnswer is one side's answer to one object: the refusal's causes
+// (messages of admission's, FIELD TYPE of the schema's), the admission
+// warnings, and of a mutated object its labels, annotations and spec.
+type policyAnswer struct {
+	Causes   []string
+	Warnings []string
+	Mutated  string
+}
+
+// TestPoliciesMatchServer installs 22 admission policies with their
+// bindings, params and namespaces in the server, sends each of ~280
+// objects as a dry-run create (and some as an update of a stored object),
+// and requires kubectl crd validate --policies, given the same policies
+// from a file, to answer each alike: allowed or denied, with the same
+// messages, the same Warn warnings and the same mutations. Both sides
+// must deny some objects and allow others, and each policy must deny on
+// the server at least once, so that no policy is left unexercised.
+func TestPoliciesMatchServer(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(repoRoot, "test/testdata/policies")
+	if _, err := testCluster.LoadCRDs(ctx, filepath.Join(dir, "crds.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	config, err := loadPolicies(ctx, filepath.Join(dir, "policies.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects := policyObjects()
+	updates := policyUpdates()
+	var docs []string
+	for _, o := range append(slices.Clone(objects), updates...) {
+		y, _ := yaml.Marshal(o.Object)
+		docs = append(docs, string(y))
+	}
+	input := filepath.Join(t.TempDir(), "objects.yaml")
+	if err := os.WriteFile(input, []byte(strings.Join(docs, "\n---\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(t.TempDir(), "old.yaml")
+	var olds []string
+	for _, o := range updates {
+		stored := o.DeepCopy()
+		_ = unstructured.SetNestedField(stored.Object, int64(3), "spec", "replicas")
+		y, _ := yaml.Marshal(stored.Object)
+		olds = append(olds, string(y))
+	}
+	if err := os.WriteFile(old, []byte(strings.Join(olds, "\n---\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mutations := 0
+	defer func() {
+		if mutations == 0 {
+			t.Error("no object was mutated: the mutating policy is not compared")
+		}
+	}()
+	for _, as := range [][]string{{"--as", "jane", "--as-group", "gold-team"}, {"--as", "mallory"}} {
+		t.Run(as[1], func(t *testing.T) {
+			server := serverPolicyAnswers(t, config, objects, updates, olds, as)
+			ours := clientPolicyAnswers(t, input, old, filepath.Join(dir, "crds.yaml"), filepath.Join(dir, "policies.yaml"), as)
+			if len(ours) != len(server) {
+				t.Fatalf("kubectl crd gave %d answers for %d objects", len(ours), len(server))
+			}
+			denied, allowed, warned, mutated, sameDenial, otherFirst := 0, 0, 0, 0, 0, 0
+			denials := map[string]int{}
+			for i := range server {
+				name := fmt.Sprintf("#%d", i)
+				switch {
+				case reflect.DeepEqual(server[i], ours[i]):
+					if len(server[i].Causes) > 0 {
+						sameDenial++
+					}
+				case otherFirstDenial(server[i], ours[i]):
+					// The server answers with the first policy that denies,
+					// in an order its policy source takes from a map: both
+					// sides deny, each naming a policy that does.
+					otherFirst++
+				default:
+					t.Errorf("%s:\n  server:      %+v\n  kubectl crd: %+v\n  object: %s", name, server[i], ours[i], docs[i])
+				}
+				if len(server[i].Causes) > 0 {
+					denied++
+					for _, c := range server[i].Causes {
+						if p, _, ok := strings.Cut(c, "' "); ok {
+							denials[strings.TrimPrefix(p, "ValidatingAdmissionPolicy '")]++
+						}
+					}
+				} else {
+					allowed++
+				}
+				if len(server[i].Warnings) > 0 {
+					warned++
+				}
+				if server[i].Mutated != "" {
+					mutated++
+				}
+			}
+			t.Logf("%d objects: %d denied (%d with the same message, %d naming another policy that denies), %d allowed, %d with policy warnings, %d mutated; denials by policy on the server: %v",
+				len(server), denied, sameDenial, otherFirst, allowed, warned, mutated, denials)
+			if denied == 0 || allowed == 0 || warned == 0 || sameDenial < 10 {
+				t.Errorf("the cases prove little: %d denied (%d alike), %d allowed, %d warned", denied, sameDenial, allowed, warned)
+			}
+			mutations += mutated
+		})
+	}
+}
+
+// otherFirstDenial tells whether both sides deny by admission policies
+// with the same warnings, each naming a different policy first.
+func otherFirstDenial(server, ours policyAnswer) bool {
+	denial := func(a policyAnswer) bool {
+		return len(a.Causes) == 1 && strings.HasPrefix(a.Causes[0], "ValidatingAdmissionPolicy '")
+	}
+	return denial(server) && denial(ours) && slices.Equal(server.Warnings, ours.Warnings) && server.Mutated == ours.Mutated
+}
+
+// policyUpdates are gizmos sent as updates of a stored gizmo with 3
+// replicas (the no-shrink policy reads oldObject).
+func policyUpdates() []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, replicas := range []int64{1, 3, 5} {
+		g := gizmo(fmt.Sprintf("upd-%d", replicas), "pt-dev", "v1")
+		g.SetLabels(map[string]string{"team": "a"})
+		_ = unstructured.SetNestedField(g.Object, replicas, "spec", "replicas")
+		out = append(out, g)
+	}
+	return out
+}
+
+// loadPolicies creates the objects of path in the server (namespaces and
+// params first, then policies, then bindings) and waits until the
+// server's admission has them all: a probe object is refused by the last
+// binding created.
+func loadPolicies(ctx context.Context, path string) (*rest.Config, error) {
+	docs, err := manifest.ReadPaths([]string{path}, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	var first, policies, bindings []*unstructured.Unstructured
+	for i := range docs {
+		obj, err := docs[i].TakeObject()
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		switch {
+		case strings.HasSuffix(u.GetKind(), "Binding"):
+			bindings = append(bindings, u)
+		case strings.HasSuffix(u.GetKind(), "Policy"):
+			policies = append(policies, u)
+		default:
+			first = append(first, u)
+		}
+	}
+	for _, group := range [][]*unstructured.Unstructured{first, policies, bindings} {
+		if err := testCluster.CreateObjects(ctx, group...); err != nil {
+			return nil, err
+		}
+	}
+	config := rest.CopyConfig(testCluster.Config)
+	client, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	// Every binding denies its probe once the server's plugin has it: a
+	// name too long for pt-names, and a mutation that pt-mutate makes.
+	probe := gizmo("a-probe-with-a-name-too-long", "pt-dev", "v1")
+	probe.SetLabels(map[string]string{"mutate": "yes", "team": "a"})
+	deadline := time.Now().Add(time.Minute)
+	for {
+		got, err := client.Resource(gizmos).Namespace("pt-dev").Create(ctx, probe.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil && strings.Contains(err.Error(), "names are short") {
+			probe.SetName("probe")
+			if got, err = client.Resource(gizmos).Namespace("pt-dev").Create(ctx, probe.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err == nil && got.GetLabels()["mutated"] == "true" {
+				// Some time more for the informers of params.
+				time.Sleep(2 * time.Second)
+				return config, nil
+			}
+			probe.SetName("a-probe-with-a-name-too-long")
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the server's admission did not take the policies within a minute: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+var gizmos = schema.GroupVersionResource{Group: "admission.example.com", Version: "v1", Resource: "gizmos"}
+
+// serverPolicyAnswers sends each object to the server as a dry-run, as
+// the user of as (impersonated): a create, or for updates an update of
+// the stored old object.
+func serverPolicyAnswers(t *testing.T, base *rest.Config, objects, updates []*unstructured.Unstructured, olds []string, as []string) []policyAnswer {
+	t.Helper()
+	ctx := context.Background()
+	config := rest.CopyConfig(base)
+	config.Impersonate = rest.ImpersonationConfig{UserName: as[1]}
+	if len(as) > 3 {
+		config.Impersonate.Groups = []string{as[3]}
+	}
+	rec := &warningRecorder{}
+	config.WarningHandler = rec
+	client, err := dynamic.NewForConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := dynamic.NewForConfig(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper := map[string]schema.GroupVersionResource{
+		"Gizmo":                    gizmos,
+		"ConfigMap":                {Version: "v1", Resource: "configmaps"},
+		"Deployment":               {Group: "apps", Version: "v1", Resource: "deployments"},
+		"CustomResourceDefinition": {Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
+	}
+	resource := func(u *unstructured.Unstructured) dynamic.ResourceInterface {
+		gvr := mapper[u.GetKind()]
+		gvr.Version = u.GroupVersionKind().Version
+		if u.GetNamespace() == "" {
+			return client.Resource(gvr)
+		}
+		return client.Resource(gvr).Namespace(u.GetNamespace())
+	}
+	dry := []string{metav1.DryRunAll}
+	var out []policyAnswer
+	for _, o := range objects {
+		rec.reset()
+		got, err := resource(o).Create(ctx, o.DeepCopy(), metav1.CreateOptions{DryRun: dry, FieldValidation: "Strict"})
+		out = append(out, serverAnswer(got, err, rec.list()))
+	}
+	for i, o := range updates {
+		stored := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(olds[i]), &stored.Object); err != nil {
+			t.Fatal(err)
+		}
+		live, err := admin.Resource(gizmos).Namespace(stored.GetNamespace()).Get(ctx, stored.GetName(), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			live, err = admin.Resource(gizmos).Namespace(stored.GetNamespace()).Create(ctx, stored, metav1.CreateOptions{})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := o.DeepCopy()
+		next.SetResourceVersion(live.GetResourceVersion())
+		rec.reset()
+		got, err := resource(next).Update(ctx, next, metav1.UpdateOptions{DryRun: dry, FieldValidation: "Strict"})
+		out = append(out, serverAnswer(got, err, rec.list()))
+	}
+	return out
+}
+
+func serverAnswer(got *unstructured.Unstructured, err error, warnings []string) policyAnswer {
+	a := policyAnswer{Warnings: admissionWarnings(warnings)}
+	var se *apierrors.StatusError
+	switch {
+	case err == nil:
+		a.Mutated = mutation(got.Object)
+	case !errors.As(err, &se):
+		a.Causes = []string{"error " + err.Error()}
+	case se.ErrStatus.Details != nil && len(se.ErrStatus.Details.Causes) > 0:
+		for _, c := range se.ErrStatus.Details.Causes {
+			a.Causes = append(a.Causes, cause(c.Field, string(c.Type), c.Message))
+		}
+	default:
+		a.Causes = []string{string(se.ErrStatus.Reason) + ": " + se.ErrStatus.Message}
+	}
+	slices.Sort(a.Causes)
+	return a
+}
+
+// cause is an admission denial by its message, any other refusal by its
+// field and type.
+func cause(field, typ, message string) string {
+	if field == "" {
+		return message
+	}
+	return field + " " + typ
+}
+
+// admissionWarnings are the warnings of policies (Warn actions).
+func admissionWarnings(all []string) []string {
+	var out []string
+	for _, w := range all {
+		if strings.Contains(w, "AdmissionPolicy") {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// mutation is what pt-mutate changes (nothing when the object has not
+// its label).
+func mutation(obj map[string]any) string {
+	u := &unstructured.Unstructured{Object: obj}
+	if u.GetLabels()["mutated"] == "" && u.GetAnnotations()["stamped"] == "" {
+		return ""
+	}
+	spec, _, _ := unstructured.NestedMap(obj, "spec")
+	js, _ := json.Marshal(map[string]any{"labels": u.GetLabels(), "annotations": u.GetAnnotations(), "spec": spec})
+	return string(js)
+}
+
+// clientPolicyAnswers runs kubectl crd validate --policies on the input
+// offline, as the user of as, with the old objects for the updates.
+func clientPolicyAnswers(t *testing.T, input, old, crds, policies string, as []string) []policyAnswer {
+	t.Helper()
+	args := append([]string{"validate", "--offline", "-f", input, "--old", old, "--replace", "--crds", crds, "--policies", policies, "-o", "json"}, as...)
+	res := bin.Run(t, "kubectl-crd", nil, args...)
+	if res.Code != 0 && res.Code != 1 {
+		t.Fatalf("exit %d: %s", res.Code, res.Stderr)
+	}
+	var report validate.Report
+	if err := json.Unmarshal([]byte(res.Stdout), &report); err != nil {
+		t.Fatalf("%v: %s", err, res.Stdout)
+	}
+	yamlRes := bin.Run(t, "kubectl-crd", nil, append(args[:len(args)-len(as)-2], append([]string{"-o", "yaml"}, as...)...)...)
+	stored, err := manifest.ReadPaths([]string{writeTemp(t, yamlRes.Stdout)}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]map[string]any{}
+	for i := range stored {
+		obj, err := stored[i].TakeObject()
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		byName[u.GetKind()+"/"+u.GetNamespace()+"/"+u.GetName()] = obj
+	}
+	var out []policyAnswer
+	for _, r := range report.Results {
+		a := policyAnswer{}
+		for _, e := range r.Errors {
+			a.Causes = append(a.Causes, cause(e.Field, e.Type, e.Message))
+		}
+		for _, w := range r.Warnings {
+			a.Warnings = append(a.Warnings, w.Message)
+		}
+		a.Warnings = admissionWarnings(a.Warnings)
+		if r.Status == validate.Valid && r.Kind != "CustomResourceDefinition" {
+			obj := byName[r.Kind+"/"+r.Namespace+"/"+r.Name]
+			if obj == nil {
+				t.Fatalf("%s %s/%s is valid, and not in -o yaml's output", r.Kind, r.Namespace, r.Name)
+			}
+			a.Mutated = mutation(obj)
+		}
+		slices.Sort(a.Causes)
+		out = append(out, a)
+	}
+	return out
+}
+
+func writeTemp(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "out.yaml")
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// warningRecorder keeps the warnings of the server's answers.
+type warningRecorder struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (w *warningRecorder) HandleWarningHeader(_ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = append(w.seen, text)
+}
+
+func (w *warningRecorder) reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = nil
+}
+
+func (w *warningRecorder) list() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.seen)
+}
