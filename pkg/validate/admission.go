@@ -39,6 +39,9 @@ func (e *Environment) ReadPolicies(ctx context.Context, paths []string, src mani
 		}
 		obj, err := e.stored(ctx, d)
 		if err == nil {
+			err = e.served(ctx, obj)
+		}
+		if err == nil {
 			err = set.Add(obj)
 		}
 		if err != nil {
@@ -46,6 +49,20 @@ func (e *Environment) ReadPolicies(ctx context.Context, paths []string, src mani
 		}
 	}
 	return set, nil
+}
+
+// served checks that the kind of a param is served: built in, or defined
+// by a CRD the catalog has.
+func (e *Environment) served(ctx context.Context, obj *unstructured.Unstructured) error {
+	gvk := obj.GroupVersionKind()
+	if policies.IsPolicyKind(gvk.GroupKind()) || gvk.GroupKind() == (schema.GroupKind{Kind: "Namespace"}) {
+		return nil
+	}
+	_, _, found, err := resourceOf(ctx, e.Options.BuiltIn, e.Catalog)(gvk)
+	if err == nil && !found {
+		err = fmt.Errorf("no matches for kind %q in version %q: a param's kind is served by the cluster (give its CRD with --crds)", gvk.Kind, gvk.GroupVersion())
+	}
+	return err
 }
 
 // stored is the object of d as the server would store it on create: as it
@@ -60,6 +77,9 @@ func (e *Environment) stored(ctx context.Context, d *manifest.Document) (*unstru
 	kind, err := e.Options.BuiltIn.Lookup(gvk)
 	switch {
 	case err != nil && policies.IsPolicyKind(gvk.GroupKind()):
+		if e.Options.KubernetesVersion != nil {
+			err = fmt.Errorf("%w (Kubernetes %s does not serve it)", err, e.Options.KubernetesVersion)
+		}
 		return nil, err
 	case kind == nil:
 		return u, nil
