@@ -60,7 +60,7 @@ func admittedCRD(ctx context.Context, doc []byte, old *apiextensionsv1.CustomRes
 	ctx, warnings := builtin.RecordWarnings(quiet(genericapirequest.WithNamespace(ctx, "")))
 	request := policies.Request{Object: crd, Kind: schema.FromAPIVersionAndKind(probe.APIVersion, "CustomResourceDefinition"),
 		Resource: schema.GroupVersion{Group: apiextensions.GroupName, Version: schema.FromAPIVersionAndKind(probe.APIVersion, "").Version}.WithResource("customresourcedefinitions"),
-		Name: crd.Name, Interfaces: admission.NewObjectInterfacesFromScheme(catalog.Scheme())}
+		Name:     crd.Name, Interfaces: admission.NewObjectInterfacesFromScheme(catalog.Scheme())}
 	if old == nil {
 		rest.FillObjectMetaSystemFields(crd)
 		request.Operation, request.Options = admission.Create, &metav1.CreateOptions{}
