@@ -44,11 +44,18 @@ func problemLines(file string, ps []Problem) string {
 func (r Report) WriteSARIF(w io.Writer, version string) error {
 	log := report.SARIF{ToolVersion: version, KubernetesVersion: r.KubernetesVersion}
 	add := func(file, level string, p Problem) {
-		id := p.Type
-		if id == "" {
+		id, rule := p.Type, ""
+		switch {
+		case p.Policy != "":
+			// A rule per admission policy: CI can list and mute them.
+			id, rule = "AdmissionPolicy/"+p.Policy, "The admission policy "+p.Policy+" denies or warns"
+		case id == "":
 			id = "Error"
 		}
-		log.Add(report.Finding{RuleID: id, Rule: ruleText(id), Level: level, Message: fieldMessage(p), File: file, Line: p.Line, Column: p.Column})
+		if rule == "" {
+			rule = ruleText(id)
+		}
+		log.Add(report.Finding{RuleID: id, Rule: rule, Level: level, Message: fieldMessage(p), File: file, Line: p.Line, Column: p.Column})
 	}
 	for _, res := range r.Results {
 		if res.Status == Errored && len(res.Errors) == 0 {
