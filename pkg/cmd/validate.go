@@ -163,14 +163,27 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// admission starts the admission policies of --policies (none without).
+// admission starts the admission policies: those of --policies, else
+// online the cluster's (none with --no-policies, or offline without
+// --policies).
 func (o *ValidateOptions) admission(ctx context.Context) (*policies.Chain, error) {
-	if len(o.Policies) == 0 || o.NoPolicies {
+	var set *policies.Set
+	var err error
+	switch {
+	case o.NoPolicies:
 		return nil, nil
-	}
-	set, err := o.env.ReadPolicies(ctx, o.Policies, o.sources)
-	if err != nil {
-		return nil, &factory.FlagError{Flag: "--policies", Err: err}
+	case len(o.Policies) > 0:
+		if set, err = o.env.ReadPolicies(ctx, o.Policies, o.sources); err != nil {
+			return nil, &factory.FlagError{Flag: "--policies", Err: err}
+		}
+	default:
+		set, err = o.env.ClusterPolicies(ctx)
+		if errors.Is(err, validate.ErrNoClusterPolicies) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the cluster's admission policies: %w", err)
+		}
 	}
 	if set.Empty() {
 		return nil, nil

@@ -7,14 +7,14 @@ import (
 
 // User is who requests are sent as where admission reads it: the user
 // --as names, with --as-group's groups (and system:authenticated, which
-// the server adds to every authenticated user), else policies.User.
+// the server adds to every authenticated user), else policies.User().
 func (f *Factory) User() user.Info {
 	name := ""
 	if f.ConfigFlags.Impersonate != nil {
 		name = *f.ConfigFlags.Impersonate
 	}
 	if name == "" {
-		return policies.User
+		return policies.User()
 	}
 	u := &user.DefaultInfo{Name: name}
 	if f.ConfigFlags.ImpersonateGroup != nil {

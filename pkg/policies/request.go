@@ -66,7 +66,9 @@ func (c *Chain) attributes(r Request) *recorded {
 
 // User is the user requests are sent as when none is named: an
 // administrator, as a kubeconfig made by a cluster installer is.
-var User user.Info = &user.DefaultInfo{Name: "kubernetes-admin", Groups: []string{"kubeadm:cluster-admins", user.AllAuthenticated}}
+func User() user.Info {
+	return &user.DefaultInfo{Name: "kubernetes-admin", Groups: []string{"kubeadm:cluster-admins", user.AllAuthenticated}}
+}
 
 // recorded are request attributes that keep the audit annotations added
 // to them.

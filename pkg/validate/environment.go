@@ -25,6 +25,9 @@ import (
 type Environment struct {
 	Catalog *catalog.Catalog
 	Options Options
+	// cluster is where the environment's answers come from (the zero
+	// Cluster: none).
+	cluster Cluster
 }
 
 // Check checks the documents of input with opts (the environment's, as
@@ -74,7 +77,7 @@ type Setting struct {
 // by a CRD, and where the objects and CRDs an input updates are found.
 // Nothing is asked of the cluster yet.
 func NewEnvironment(s Setting) (*Environment, error) {
-	env := &Environment{Catalog: s.Catalog, Options: Options{Namespace: s.Namespace, KubernetesVersion: s.KubernetesVersion}}
+	env := &Environment{Catalog: s.Catalog, Options: Options{Namespace: s.Namespace, KubernetesVersion: s.KubernetesVersion}, cluster: s.Cluster}
 	env.Options.Namespace = builtin.NamespaceOr("", env.Options.Namespace)
 	var err error
 	if env.Options.BuiltIn, err = builtInKinds(s); err != nil {

@@ -25,14 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// policyCase is one object sent to admission, and as whom.
-type policyCase struct {
-	obj *unstructured.Unstructured
-	// old, when set, makes the request an update of it (stored first).
-	old *unstructured.Unstructured
-}
-
-// policyObjects are the objects the differential test sends: gizmos
+// policyObjects are the objects the differential test sends: cogwheels
 // over the dimensions the policies read (namespace, replicas, image,
 // labels, size, tier, name, version), config maps, deployments and CRDs.
 func policyObjects() []*unstructured.Unstructured {
@@ -43,7 +36,7 @@ func policyObjects() []*unstructured.Unstructured {
 			for _, image := range []string{"registry.example.com/app:1", "docker.io/app:1"} {
 				for _, size := range []string{"", "s", "xl", "xs", "huge"} {
 					i++
-					g := gizmo(fmt.Sprintf("g%d", i), ns, "v1")
+					g := cogwheel(fmt.Sprintf("g%d", i), ns, "v1")
 					if replicas >= 0 {
 						_ = unstructured.SetNestedField(g.Object, replicas, "spec", "replicas")
 					}
@@ -107,8 +100,8 @@ func policyObjects() []*unstructured.Unstructured {
 	return out
 }
 
-func gizmo(name, ns, version string) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "admission.example.com/" + version, "kind": "Gizmo",
+func cogwheel(name, ns, version string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "admission.example.com/" + version, "kind": "Cogwheel",
 		"metadata": map[string]any{"name": name, "namespace": ns}, "spec": map[string]any{}}}
 }
 
@@ -187,10 +180,13 @@ func TestPoliciesMatchServer(t *testing.T) {
 	if err := os.WriteFile(old, []byte(strings.Join(olds, "\n---\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mutations := 0
+	mutations, alike := 0, 0
 	defer func() {
 		if mutations == 0 {
 			t.Error("no object was mutated: the mutating policy is not compared")
+		}
+		if alike < 20 {
+			t.Errorf("only %d denials with the same message: messages are hardly compared", alike)
 		}
 	}()
 	for _, as := range [][]string{{"--as", "jane", "--as-group", "gold-team"}, {"--as", "mallory"}} {
@@ -236,10 +232,11 @@ func TestPoliciesMatchServer(t *testing.T) {
 			}
 			t.Logf("%d objects: %d denied (%d with the same message, %d naming another policy that denies), %d allowed, %d with policy warnings, %d mutated; denials by policy on the server: %v",
 				len(server), denied, sameDenial, otherFirst, allowed, warned, mutated, denials)
-			if denied == 0 || allowed == 0 || warned == 0 || sameDenial < 10 {
-				t.Errorf("the cases prove little: %d denied (%d alike), %d allowed, %d warned", denied, sameDenial, allowed, warned)
+			if denied == 0 || allowed == 0 || warned == 0 {
+				t.Errorf("the cases prove little: %d denied, %d allowed, %d warned", denied, allowed, warned)
 			}
 			mutations += mutated
+			alike += sameDenial
 		})
 	}
 }
@@ -253,12 +250,12 @@ func otherFirstDenial(server, ours policyAnswer) bool {
 	return denial(server) && denial(ours) && slices.Equal(server.Warnings, ours.Warnings) && server.Mutated == ours.Mutated
 }
 
-// policyUpdates are gizmos sent as updates of a stored gizmo with 3
+// policyUpdates are cogwheels sent as updates of a stored cogwheel with 3
 // replicas (the no-shrink policy reads oldObject).
 func policyUpdates() []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, replicas := range []int64{1, 3, 5} {
-		g := gizmo(fmt.Sprintf("upd-%d", replicas), "pt-dev", "v1")
+		g := cogwheel(fmt.Sprintf("upd-%d", replicas), "pt-dev", "v1")
 		g.SetLabels(map[string]string{"team": "a"})
 		_ = unstructured.SetNestedField(g.Object, replicas, "spec", "replicas")
 		out = append(out, g)
@@ -301,21 +298,24 @@ func loadPolicies(ctx context.Context, path string) (*rest.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Every binding denies its probe once the server's plugin has it: a
-	// name too long for pt-names, and a mutation that pt-mutate makes.
-	probe := gizmo("a-probe-with-a-name-too-long", "pt-dev", "v1")
-	probe.SetLabels(map[string]string{"mutate": "yes", "team": "a"})
+	// The server's plugins have the policies when a probe is refused by
+	// pt-names and, renamed, is mutated by pt-mutate, whose binding is the
+	// last created; the informers of params start after that, hence a
+	// moment more.
+	create := func(name string) (*unstructured.Unstructured, error) {
+		probe := cogwheel(name, "pt-dev", "v1")
+		probe.SetLabels(map[string]string{"mutate": "yes", "team": "a"})
+		return client.Resource(cogwheels).Namespace("pt-dev").Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	}
 	deadline := time.Now().Add(time.Minute)
 	for {
-		got, err := client.Resource(gizmos).Namespace("pt-dev").Create(ctx, probe.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		_, err := create("a-probe-with-a-name-too-long")
 		if err != nil && strings.Contains(err.Error(), "names are short") {
-			probe.SetName("probe")
-			if got, err = client.Resource(gizmos).Namespace("pt-dev").Create(ctx, probe.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err == nil && got.GetLabels()["mutated"] == "true" {
-				// Some time more for the informers of params.
+			var got *unstructured.Unstructured
+			if got, err = create("probe"); err == nil && got.GetLabels()["mutated"] == "true" {
 				time.Sleep(2 * time.Second)
 				return config, nil
 			}
-			probe.SetName("a-probe-with-a-name-too-long")
 		}
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("the server's admission did not take the policies within a minute: %v", err)
@@ -324,7 +324,7 @@ func loadPolicies(ctx context.Context, path string) (*rest.Config, error) {
 	}
 }
 
-var gizmos = schema.GroupVersionResource{Group: "admission.example.com", Version: "v1", Resource: "gizmos"}
+var cogwheels = schema.GroupVersionResource{Group: "admission.example.com", Version: "v1", Resource: "cogwheels"}
 
 // serverPolicyAnswers sends each object to the server as a dry-run, as
 // the user of as (impersonated): a create, or for updates an update of
@@ -348,7 +348,7 @@ func serverPolicyAnswers(t *testing.T, base *rest.Config, objects, updates []*un
 		t.Fatal(err)
 	}
 	mapper := map[string]schema.GroupVersionResource{
-		"Gizmo":                    gizmos,
+		"Cogwheel":                 cogwheels,
 		"ConfigMap":                {Version: "v1", Resource: "configmaps"},
 		"Deployment":               {Group: "apps", Version: "v1", Resource: "deployments"},
 		"CustomResourceDefinition": {Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
@@ -373,9 +373,9 @@ func serverPolicyAnswers(t *testing.T, base *rest.Config, objects, updates []*un
 		if err := yaml.Unmarshal([]byte(olds[i]), &stored.Object); err != nil {
 			t.Fatal(err)
 		}
-		live, err := admin.Resource(gizmos).Namespace(stored.GetNamespace()).Get(ctx, stored.GetName(), metav1.GetOptions{})
+		live, err := admin.Resource(cogwheels).Namespace(stored.GetNamespace()).Get(ctx, stored.GetName(), metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			live, err = admin.Resource(gizmos).Namespace(stored.GetNamespace()).Create(ctx, stored, metav1.CreateOptions{})
+			live, err = admin.Resource(cogwheels).Namespace(stored.GetNamespace()).Create(ctx, stored, metav1.CreateOptions{})
 		}
 		if err != nil {
 			t.Fatal(err)
