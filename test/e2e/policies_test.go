@@ -189,10 +189,25 @@ func TestPoliciesMatchServer(t *testing.T) {
 			t.Errorf("only %d denials with the same message: messages are hardly compared", alike)
 		}
 	}()
-	for _, as := range [][]string{{"--as", "jane", "--as-group", "gold-team"}, {"--as", "mallory"}} {
-		t.Run(as[1], func(t *testing.T) {
-			server := serverPolicyAnswers(t, config, objects, updates, olds, as)
-			ours := clientPolicyAnswers(t, input, old, filepath.Join(dir, "crds.yaml"), filepath.Join(dir, "policies.yaml"), as)
+	offline := []string{"--offline", "--old", old, "--crds", filepath.Join(dir, "crds.yaml"), "--policies", filepath.Join(dir, "policies.yaml")}
+	for _, run := range []struct {
+		name string
+		as   []string
+		// online: the policies, CRDs and old objects are the cluster's
+		// (the updated objects exist there once the server's side ran).
+		online bool
+	}{
+		{"jane", []string{"--as", "jane", "--as-group", "gold-team"}, false},
+		{"mallory", []string{"--as", "mallory"}, false},
+		{"online", nil, true},
+	} {
+		t.Run(run.name, func(t *testing.T) {
+			server := serverPolicyAnswers(t, config, objects, updates, olds, run.as)
+			flags := append(slices.Clone(offline), run.as...)
+			if run.online {
+				flags = nil
+			}
+			ours := clientPolicyAnswers(t, input, flags)
 			if len(ours) != len(server) {
 				t.Fatalf("kubectl crd gave %d answers for %d objects", len(ours), len(server))
 			}
@@ -333,7 +348,9 @@ func serverPolicyAnswers(t *testing.T, base *rest.Config, objects, updates []*un
 	t.Helper()
 	ctx := context.Background()
 	config := rest.CopyConfig(base)
-	config.Impersonate = rest.ImpersonationConfig{UserName: as[1]}
+	if len(as) > 1 {
+		config.Impersonate = rest.ImpersonationConfig{UserName: as[1]}
+	}
 	if len(as) > 3 {
 		config.Impersonate.Groups = []string{as[3]}
 	}
@@ -441,12 +458,13 @@ func mutation(obj map[string]any) string {
 	return string(js)
 }
 
-// clientPolicyAnswers runs kubectl crd validate --policies on the input
-// offline, as the user of as, with the old objects for the updates.
-func clientPolicyAnswers(t *testing.T, input, old, crds, policies string, as []string) []policyAnswer {
+// clientPolicyAnswers runs kubectl crd validate on the input with flags
+// (the policies, CRDs and old objects offline; none online), as a
+// replace of the objects that exist.
+func clientPolicyAnswers(t *testing.T, input string, flags []string) []policyAnswer {
 	t.Helper()
-	args := append([]string{"validate", "--offline", "-f", input, "--old", old, "--replace", "--crds", crds, "--policies", policies, "-o", "json"}, as...)
-	res := bin.Run(t, "kubectl-crd", nil, args...)
+	args := append([]string{"validate", "-f", input, "--replace"}, flags...)
+	res := bin.Run(t, "kubectl-crd", nil, append(args, "-o", "json")...)
 	if res.Code != 0 && res.Code != 1 {
 		t.Fatalf("exit %d: %s", res.Code, res.Stderr)
 	}
@@ -454,7 +472,7 @@ func clientPolicyAnswers(t *testing.T, input, old, crds, policies string, as []s
 	if err := json.Unmarshal([]byte(res.Stdout), &report); err != nil {
 		t.Fatalf("%v: %s", err, res.Stdout)
 	}
-	yamlRes := bin.Run(t, "kubectl-crd", nil, append(args[:len(args)-len(as)-2], append([]string{"-o", "yaml"}, as...)...)...)
+	yamlRes := bin.Run(t, "kubectl-crd", nil, append(args, "-o", "yaml")...)
 	stored, err := manifest.ReadPaths([]string{writeTemp(t, yamlRes.Stdout)}, false, nil)
 	if err != nil {
 		t.Fatal(err)
