@@ -51,3 +51,46 @@ func TestPoliciesBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestSuitesSeeAdmission: with --policies, a suite's create is answered
+// through the policies (examples/policies: a CronTab names its team), so
+// expectedError matches the denial, and the same suite without
+// --policies fails that case (the object is accepted).
+func TestSuitesSeeAdmission(t *testing.T) {
+	suite := filepath.Join(t.TempDir(), "admission.testsuite.yaml")
+	content := `name: CronTab admission
+crdName: crontabs.stable.example.com
+tests:
+  onCreate:
+  - name: a CronTab without its team is denied
+    initial: |
+      apiVersion: stable.example.com/v1
+      kind: CronTab
+      spec: {image: registry.example.com/x:1, replicas: 1}
+    expectedError: "ValidatingAdmissionPolicy 'crontab-limits' with binding 'crontab-limits' denied request: a CronTab names its team in the label team"
+  - name: with its team it is created
+    initial: |
+      apiVersion: stable.example.com/v1
+      kind: CronTab
+      metadata: {labels: {team: batch}}
+      spec: {image: registry.example.com/x:1, replicas: 1}
+    expected: |
+      apiVersion: stable.example.com/v1
+      kind: CronTab
+      metadata: {labels: {team: batch}}
+      spec: {image: registry.example.com/x:1, replicas: 1, cronSpec: "5 0 * * *", minReplicas: 0}
+`
+	if err := os.WriteFile(suite, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	crds := filepath.Join("..", "..", "examples", "crds")
+	f, out, _ := testFactory(t)
+	if err := execute(f, "test", suite, "--crds", crds, "--policies", filepath.Join("..", "..", "examples", "policies")); err != nil {
+		t.Fatalf("with --policies: %v\n%s", err, out)
+	}
+	f, out, _ = testFactory(t)
+	err := execute(f, "test", suite, "--crds", crds)
+	if err == nil || !strings.Contains(out.String(), "a CronTab without its team is denied") {
+		t.Fatalf("without --policies the denial case must fail: %v\n%s", err, out)
+	}
+}

@@ -13,15 +13,17 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/version"
 )
 
 // TestOptions are the options of kubectl crd test.
 type TestOptions struct {
-	f      *factory.Factory // the sources and the cluster, read by Run
-	Output string
-	Match  string
+	f        *factory.Factory // the sources and the cluster, read by Run
+	Output   string
+	Match    string
+	Policies []string
 
 	paths  []string
 	src    manifest.Sources
@@ -54,6 +56,7 @@ or a case cannot run (no such CRD, an initial object that is not YAML).`,
 		RunE: run(f, o),
 	}
 	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(crdtest.Formats, ", ")+".")
+	c.Flags().StringArrayVar(&o.Policies, "policies", nil, "Files, directories, URLs or git:REV:PATH of admission policies, their bindings, params and namespaces: each create and update is answered through them (expectedError can match a denial).")
 	c.Flags().StringVar(&o.Match, "run", "", "Run only the cases whose SUITE/CASE name matches this regular expression.")
 	_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(crdtest.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -79,6 +82,25 @@ func (o *TestOptions) load() error {
 	return err
 }
 
+// admission starts the admission policies of --policies (none without).
+func (o *TestOptions) admission(ctx context.Context) (*policies.Chain, error) {
+	if len(o.Policies) == 0 {
+		return nil, nil
+	}
+	env, _, err := o.f.Environment(false, nil)
+	if err != nil {
+		return nil, err
+	}
+	set, err := env.ReadPolicies(ctx, o.Policies, o.src)
+	if err != nil {
+		return nil, &factory.FlagError{Flag: "--policies", Err: err}
+	}
+	if set.Empty() {
+		return nil, nil
+	}
+	return env.StartAdmission(ctx, o.runner.Catalog, set, o.f.User())
+}
+
 // Validate checks the arguments and flags.
 func (o *TestOptions) Validate() error {
 	switch {
@@ -101,6 +123,10 @@ func (o *TestOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.runner.Admission, err = o.admission(ctx); err != nil {
+		return err
+	}
+	defer o.runner.Admission.Close()
 	if len(suites) == 0 {
 		return fmt.Errorf("no test suites (YAML documents with tests:) in %s", strings.Join(o.paths, ", "))
 	}

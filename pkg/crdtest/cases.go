@@ -30,7 +30,7 @@ func (r *Runner) create(ctx context.Context, crd *apiextensionsv1.CustomResource
 	if err != nil {
 		return verdict(err, c.ExpectedError, "creating the object")
 	}
-	res := v.Create(ctx, obj.Object, "default")
+	res := v.CreateWith(ctx, obj.Object, "default", r.Admission)
 	if res.Err != nil || c.ExpectedError != "" {
 		return verdict(res.Err, c.ExpectedError, "creating the object")
 	}
@@ -90,7 +90,7 @@ func (r *Runner) update(ctx context.Context, crd *apiextensionsv1.CustomResource
 		return failed("creating the initial object: %v", err)
 	}
 	status, hasStatus := initial.Object["status"]
-	res := v.Create(ctx, initial.Object, "default")
+	res := v.CreateWith(ctx, initial.Object, "default", r.Admission)
 	if res.Err != nil {
 		return failed("creating the initial object: %v", res.Err)
 	}
@@ -115,7 +115,7 @@ func (r *Runner) update(ctx context.Context, crd *apiextensionsv1.CustomResource
 	updated.SetNamespace(meta.GetNamespace())
 	updated.SetResourceVersion(meta.GetResourceVersion())
 	status, hasStatus = updated.Object["status"]
-	res = v.Update(ctx, updated.Object, stored)
+	res = v.UpdateWith(ctx, updated.Object, stored, r.Admission)
 	if res.Err != nil || c.ExpectedError != "" {
 		return verdict(res.Err, c.ExpectedError, "updating the object")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
 	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	"github.com/kubectl-crd/kubectl-crd/pkg/convert"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
@@ -55,6 +56,11 @@ type Runner struct {
 	// Match, when set, runs only the cases whose "SUITE/CASE" name it
 	// matches.
 	Match *regexp.Regexp
+	// Admission, when set, runs the admission policies around each
+	// create and update of an object (not status writes), as the server
+	// the format's runner talks to does: expectedError can match a
+	// denial.
+	Admission *policies.Chain
 
 	validators memo.Map[string, *validate.Validator] // by CRD name and version
 	installs   memo.Map[string, error]               // the server's refusal of a CRD, by name

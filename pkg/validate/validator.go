@@ -124,6 +124,12 @@ func (v *Validator) Create(ctx context.Context, obj map[string]any, namespace st
 	return v.create(ctx, runtime.DeepCopyJSON(obj), namespace, nil)
 }
 
+// CreateWith is Create through the admission policies of chain (none
+// when nil), as kubectl crd test runs cases with --policies.
+func (v *Validator) CreateWith(ctx context.Context, obj map[string]any, namespace string, chain *policies.Chain) Result {
+	return v.create(ctx, runtime.DeepCopyJSON(obj), namespace, chain)
+}
+
 // create is Create on an object the caller gives up, with the admission
 // policies of chain (none when nil): obj becomes the object as the server
 // would store it.
@@ -159,6 +165,12 @@ func (v *Validator) create(ctx context.Context, obj map[string]any, namespace st
 // and validation ratcheting.
 func (v *Validator) Update(ctx context.Context, obj, old map[string]any) Result {
 	return v.update(ctx, runtime.DeepCopyJSON(obj), old, nil, nil)
+}
+
+// UpdateWith is Update (a PUT) through the admission policies of chain
+// (none when nil).
+func (v *Validator) UpdateWith(ctx context.Context, obj, old map[string]any, chain *policies.Chain) Result {
+	return v.update(ctx, runtime.DeepCopyJSON(obj), old, chain, nil)
 }
 
 // update is Update on a new object the caller gives up (old is not
