@@ -75,6 +75,20 @@ func (o *LSPOptions) Complete(f *factory.Factory, _ *cobra.Command, args []strin
 				return nil, errors.New("crds: - (standard input) carries the protocol here: name files or directories")
 			}
 			env, _, err := f.WithSettings(s.CRDs, s.Context).Environment(s.Offline, nil)
+			if err != nil || len(s.Policies) == 0 {
+				return env, err
+			}
+			if slices.Contains(s.Policies, "-") {
+				return nil, errors.New("policies: - (standard input) carries the protocol here: name files or directories")
+			}
+			ctx := context.Background()
+			set, err := env.ReadPolicies(ctx, s.Policies, f.Sources())
+			if err != nil {
+				return nil, fmt.Errorf("policies: %w", err)
+			}
+			if !set.Empty() {
+				env.Options.Admission, err = env.StartAdmission(ctx, env.Catalog, set, f.User())
+			}
 			return env, err
 		},
 		Settings: settings,

@@ -274,8 +274,14 @@ func (s *Server) environment() (*environment, error) {
 	}
 	env = newEnvironment(e, settings.CRDs)
 	s.mu.Lock()
+	old := s.env
 	s.env = env
 	s.mu.Unlock()
+	if old != nil {
+		// Its admission plugins stop; a check still using them answers
+		// from what they had.
+		old.Options.Admission.Close()
+	}
 	return env, nil
 }
 

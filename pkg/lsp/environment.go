@@ -26,6 +26,10 @@ type Settings struct {
 	Offline bool `json:"offline,omitempty"`
 	// Context is the kubeconfig context of the cluster ("": the current).
 	Context string `json:"context,omitempty"`
+	// Policies are files and directories of admission policies, their
+	// bindings, params and namespaces (relative to the workspace folder):
+	// documents are checked through them, as validate --policies does.
+	Policies []string `json:"policies,omitempty"`
 	// CostWarning is the share of a CEL cost limit (per rule, or per
 	// CRD) at which a rule gets an information diagnostic, in percent
 	// (0: 50; negative: never).
@@ -52,6 +56,7 @@ func (s *Settings) merge(raw any) error {
 		Offline     *bool     `json:"offline"`
 		Context     *string   `json:"context"`
 		CostWarning *int      `json:"costWarning"`
+		Policies    *[]string `json:"policies"`
 	}
 	if err := json.Unmarshal(data, &next); err != nil {
 		return fmt.Errorf("settings: %w", err)
@@ -67,6 +72,9 @@ func (s *Settings) merge(raw any) error {
 	}
 	if next.CostWarning != nil {
 		s.CostWarning = *next.CostWarning
+	}
+	if next.Policies != nil {
+		s.Policies = *next.Policies
 	}
 	return nil
 }
@@ -163,12 +171,18 @@ func (e *environment) all() []*apiextensionsv1.CustomResourceDefinition {
 // absolute makes the settings' paths absolute, from root.
 func (s Settings) absolute(root string) Settings {
 	out := s
-	out.CRDs = nil
-	for _, p := range s.CRDs {
+	out.CRDs, out.Policies = inRoot(s.CRDs, root), inRoot(s.Policies, root)
+	return out
+}
+
+// inRoot makes the relative paths of paths relative to root.
+func inRoot(paths []string, root string) []string {
+	var out []string
+	for _, p := range paths {
 		if !filepath.IsAbs(p) && p != "-" && root != "" {
 			p = filepath.Join(root, p)
 		}
-		out.CRDs = append(out.CRDs, p)
+		out = append(out, p)
 	}
 	return out
 }

@@ -223,9 +223,9 @@ type problem struct {
 
 // expected is validate's report of a file as the lines a diagnostic
 // should have: 0-based line, severity, code and message.
-func expected(t *testing.T, file string) []string {
+func expected(t *testing.T, file string, extra ...string) []string {
 	t.Helper()
-	args := []string{"validate", "-f", file, "--offline", "-o", "json"}
+	args := append([]string{"validate", "-f", file, "--offline", "-o", "json"}, extra...)
 	for _, d := range crdDirs() {
 		args = append(args, "--crds", d)
 	}
@@ -331,6 +331,34 @@ func TestDiagnosticsEqualValidate(t *testing.T) {
 	if err := s.cmd.Wait(); err != nil {
 		t.Errorf("exit after shutdown: %v", err)
 	}
+}
+
+// TestDiagnosticsWithPolicies: with the workspace setting policies, the
+// diagnostics of a file are validate --policies' findings on it, the
+// policies' denials among them.
+func TestDiagnosticsWithPolicies(t *testing.T) {
+	args := []string{"--offline"}
+	for _, d := range crdDirs() {
+		args = append(args, "--crds", d)
+	}
+	s := startServer(t, args...)
+	s.call("initialize", map[string]any{"processId": nil, "rootUri": "file://" + repoRoot, "capabilities": map[string]any{},
+		"initializationOptions": map[string]any{"policies": []string{"examples/policies"}}})
+	s.notify("initialized", map[string]any{})
+	file := filepath.Join(repoRoot, "examples", "objects", "valid", "crontabs.yaml")
+	uri := "file://" + file
+	s.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "yaml", "version": 1, "text": string(mustRead(t, file))}})
+	got := lines(s.waitDiagnostics(uri, 1))
+	want := expected(t, file, "--policies", filepath.Join(repoRoot, "examples", "policies"))
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lsp:\n  %s\nvalidate --policies:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	if !strings.Contains(strings.Join(got, "\n"), "denied request") {
+		t.Errorf("no denial among the diagnostics: %v", got)
+	}
+	s.call("shutdown", nil)
+	s.notify("exit", nil)
+	_ = s.cmd.Wait()
 }
 
 // neovimProbe waits for the diagnostics of the file Neovim opened, asks
