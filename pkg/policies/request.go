@@ -53,7 +53,8 @@ func (c *Chain) Run(ctx context.Context, r Request, check func() error) (map[str
 	// new attributes of it; the audit annotations stay with the request).
 	final := c.attributes(r)
 	final.audit = attrs.audit
-	return final.annotations(), c.validating.Validate(ctx, final, r.Interfaces)
+	err := c.validating.Validate(ctx, final, r.Interfaces)
+	return final.annotations(), err
 }
 
 func (c *Chain) attributes(r Request) *recorded {
@@ -117,4 +118,8 @@ func (c *Chain) mutate(ctx context.Context, attrs admission.Attributes, o admiss
 		return c.mutating.Admit(ctx, attrs, o)
 	}
 	return nil
+}
+
+func userNamed(name string) user.Info {
+	return &user.DefaultInfo{Name: name, Groups: []string{user.AllAuthenticated}}
 }
