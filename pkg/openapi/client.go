@@ -53,3 +53,26 @@ func (g *groupVersion) Schema(contentType string) ([]byte, error) {
 }
 
 func (g *groupVersion) ServerRelativeURL() string { return "/openapi/v3/apis/" + g.gv.String() }
+
+// Union serves the paths of every client, the first client's where two
+// serve one (kube-apiserver's kinds, then the CRDs': /openapi/v3 has
+// both).
+func Union(clients ...openapiclient.Client) openapiclient.Client {
+	return union(clients)
+}
+
+type union []openapiclient.Client
+
+func (u union) Paths() (map[string]openapiclient.GroupVersion, error) {
+	out := map[string]openapiclient.GroupVersion{}
+	for i := len(u) - 1; i >= 0; i-- {
+		paths, err := u[i].Paths()
+		if err != nil {
+			return nil, err
+		}
+		for p, gv := range paths {
+			out[p] = gv
+		}
+	}
+	return out, nil
+}

@@ -114,7 +114,7 @@ func (e *Environment) StartAdmission(ctx context.Context, cat *catalog.Catalog, 
 		if err != nil {
 			return nil, err
 		}
-		world.Schemas = openapi.NewClient(catalog.Definitions(crds))
+		world.Schemas = openapi.Union(builtin.OpenAPI(), openapi.NewClient(catalog.Definitions(crds)))
 	}
 	return policies.Start(set, world)
 }

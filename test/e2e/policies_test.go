@@ -90,6 +90,9 @@ func policyObjects() []*unstructured.Unstructured {
 		}
 		for _, replicas := range []int64{1, 6} {
 			out = append(out, deployment(fmt.Sprintf("pt-deploy-%d", replicas), ns, replicas))
+			mutated := deployment(fmt.Sprintf("pt-deploy-mutated-%d", replicas), ns, replicas)
+			mutated.SetLabels(map[string]string{"mutate": "yes"})
+			out = append(out, mutated)
 		}
 	}
 	for _, scope := range []string{"Namespaced", "Cluster"} {
