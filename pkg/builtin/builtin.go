@@ -179,6 +179,17 @@ func (k *Kinds) Lookup(gvk schema.GroupVersionKind) (*Kind, error) {
 	return kind, nil
 }
 
+// KindFor is the kind of a resource kube-apiserver serves at the
+// resource's version.
+func (k *Kinds) KindFor(gvr schema.GroupVersionResource) (schema.GroupVersionKind, bool) {
+	for gk, r := range k.byGK {
+		if r.gr == gvr.GroupResource() && slices.Contains(r.versions, gvr.Version) {
+			return gk.WithVersion(gvr.Version), true
+		}
+	}
+	return schema.GroupVersionKind{}, false
+}
+
 // Result is what the server would say of one object.
 type Result struct {
 	// Unknown are the paths of the fields the server does not know

@@ -176,6 +176,9 @@ func (o *ValidateOptions) admission(ctx context.Context) (*policies.Chain, error
 		if set, err = o.env.ReadPolicies(ctx, o.Policies, o.sources); err != nil {
 			return nil, &factory.FlagError{Flag: "--policies", Err: err}
 		}
+		for _, w := range set.TypeWarnings {
+			o.f.Warn(w)
+		}
 	default:
 		set, err = o.env.ClusterPolicies(ctx)
 		if errors.Is(err, validate.ErrNoClusterPolicies) {

@@ -99,7 +99,7 @@ func startConfigMapPolicies(t *testing.T, user string) *Chain {
 	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	mapper := NewMapper(func(gvk schema.GroupVersionKind) (schema.GroupVersionResource, bool, bool, error) {
 		return configMaps, true, gvk == corev1.SchemeGroupVersion.WithKind("ConfigMap"), nil
-	})
+	}, nil)
 	u := User()
 	if user != "" {
 		u = userNamed(user)

@@ -11,18 +11,28 @@ import (
 // nothing serves it.
 type Resource func(gvk schema.GroupVersionKind) (gvr schema.GroupVersionResource, namespaced, found bool, err error)
 
+// Kinds finds the kinds of a resource (none when nothing serves it).
+type Kinds func(gvr schema.GroupVersionResource) ([]schema.GroupVersionKind, error)
+
 // NewMapper is the RESTMapper of the plugins (what they map paramKinds
-// with) over resource: kind to resource only, which is all they ask.
-func NewMapper(resource Resource) meta.RESTMapper { return mapper(resource) }
+// with) and of type checking (which maps the resources of rules to
+// kinds): kind to resource through resource, resource to kinds through
+// kinds (nil: none), which is all they ask.
+func NewMapper(resource Resource, kinds Kinds) meta.RESTMapper {
+	return mapper{resource: resource, kinds: kinds}
+}
 
-type mapper Resource
+type mapper struct {
+	resource Resource
+	kinds    Kinds
+}
 
-var errKindOnly = errors.New("policies map kinds to resources only")
+var errKindOnly = errors.New("policies map kinds and resources only")
 
 func (m mapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
 	for _, v := range versions {
 		gvk := gk.WithVersion(v)
-		gvr, namespaced, found, err := m(gvk)
+		gvr, namespaced, found, err := m.resource(gvk)
 		if err != nil {
 			return nil, err
 		}
@@ -46,12 +56,23 @@ func (m mapper) RESTMappings(gk schema.GroupKind, versions ...string) ([]*meta.R
 	return []*meta.RESTMapping{mapping}, nil
 }
 
-func (mapper) KindFor(schema.GroupVersionResource) (schema.GroupVersionKind, error) {
-	return schema.GroupVersionKind{}, errKindOnly
+func (m mapper) KindFor(gvr schema.GroupVersionResource) (schema.GroupVersionKind, error) {
+	kinds, err := m.KindsFor(gvr)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	return kinds[0], nil
 }
 
-func (mapper) KindsFor(schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
-	return nil, errKindOnly
+func (m mapper) KindsFor(gvr schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
+	if m.kinds == nil {
+		return nil, errKindOnly
+	}
+	kinds, err := m.kinds(gvr)
+	if err == nil && len(kinds) == 0 {
+		err = &meta.NoResourceMatchError{PartialResource: gvr}
+	}
+	return kinds, err
 }
 
 func (mapper) ResourceFor(schema.GroupVersionResource) (schema.GroupVersionResource, error) {

@@ -21,6 +21,10 @@ type Set struct {
 	// Params are the objects of any other kind: what paramRefs name.
 	Params     []*unstructured.Unstructured
 	Namespaces []*corev1.Namespace
+	// TypeWarnings are what type-checking its ValidatingAdmissionPolicies
+	// found, as the server writes them in status.typeChecking, each with
+	// its place (FILE:LINE:COLUMN: FIELD: WARNING) when read from a file.
+	TypeWarnings []string
 }
 
 // The kinds a Set holds by type; everything else is a param.

@@ -41,6 +41,13 @@ func (e *Environment) ReadPolicies(ctx context.Context, paths []string, src mani
 		if err == nil {
 			err = e.served(ctx, obj)
 		}
+		if err == nil && typeChecked(obj.GroupVersionKind()) {
+			warnings, _ := TypeWarnings(ctx, obj.Object, e.Options.BuiltIn, e.Catalog)
+			for _, w := range warnings {
+				line, column := d.Position(placeOf(w.FieldRef))
+				set.TypeWarnings = append(set.TypeWarnings, fmt.Sprintf("%s:%d:%d: %s: %s", d.File, line, column, w.FieldRef, w.Warning))
+			}
+		}
 		if err == nil {
 			err = set.Add(obj)
 		}
@@ -105,7 +112,7 @@ func (e *Environment) stored(ctx context.Context, d *manifest.Document) (*unstru
 // CRDs.
 func (e *Environment) StartAdmission(ctx context.Context, cat *catalog.Catalog, set *policies.Set, u user.Info) (*policies.Chain, error) {
 	world := policies.World{
-		Mapper:   policies.NewMapper(resourceOf(ctx, e.Options.BuiltIn, cat)),
+		Mapper:   policies.NewMapper(resourceOf(ctx, e.Options.BuiltIn, cat), kindsOf(ctx, e.Options.BuiltIn, cat)),
 		Features: utilfeature.DefaultFeatureGate,
 		User:     u,
 	}
@@ -133,12 +140,33 @@ func resourceOf(ctx context.Context, kinds *builtin.Kinds, cat *catalog.Catalog)
 		case kind != nil:
 			return kind.Resource, kind.Namespaced(), true, nil
 		}
+		if cat == nil {
+			return schema.GroupVersionResource{}, false, false, nil
+		}
 		crd, err := cat.ForKind(ctx, gvk.GroupKind())
 		if err != nil || crd == nil || !apihelpers.HasServedCRDVersion(crd.CustomResourceDefinition, gvk.Version) {
 			return schema.GroupVersionResource{}, false, false, err
 		}
 		def := crd.CustomResourceDefinition
 		return gvk.GroupVersion().WithResource(def.Spec.Names.Plural), def.Spec.Scope == apiextensionsv1.NamespaceScoped, true, nil
+	}
+}
+
+// kindsOf finds the kind of a resource: built in, or defined by a CRD of
+// cat that serves the version.
+func kindsOf(ctx context.Context, kinds *builtin.Kinds, cat *catalog.Catalog) policies.Kinds {
+	return func(gvr schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
+		if gvk, ok := kinds.KindFor(gvr); ok {
+			return []schema.GroupVersionKind{gvk}, nil
+		}
+		if cat == nil {
+			return nil, nil
+		}
+		crd, err := cat.ForResource(ctx, gvr.GroupResource())
+		if err != nil || crd == nil || !apihelpers.HasServedCRDVersion(crd.CustomResourceDefinition, gvr.Version) {
+			return nil, err
+		}
+		return []schema.GroupVersionKind{gvr.GroupVersion().WithKind(crd.Spec.Names.Kind)}, nil
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -221,14 +222,52 @@ func (c *checker) checkBuiltIn(ctx context.Context, d *manifest.Document, res *O
 		}
 		out = kind.Update(ctx, d.JSON, oldJSON, opts.Keep, opts.Replace, opts.Admission)
 	} else {
-		out = kind.Create(ctx, d.JSON, opts.Namespace, opts.Keep, opts.Admission)
+		out = kind.Create(ctx, d.JSON, opts.Namespace, opts.Keep || typeChecked(kind.GVK), opts.Admission)
 	}
 	res.report(d, Result{Unknown: out.Unknown, Err: out.Err, Warnings: out.Warnings, Object: out.Object, Audit: out.Audit}, opts)
+	if out.Err == nil && typeChecked(kind.GVK) && out.Object != nil {
+		c.typeWarnings(ctx, d, res, out.Object)
+		if !opts.Keep {
+			res.Object = nil
+		}
+	}
 	if kind.Deprecated != "" {
 		p := Problem{Field: "apiVersion", Type: "Deprecated", Message: kind.Deprecated}
 		p.Line, p.Column = d.Position(p.Field)
 		res.Warnings = append(res.Warnings, p)
 	}
+}
+
+// typeChecked tells whether objects of gvk are type-checked as the
+// server does after storing them (a ValidatingAdmissionPolicy's
+// status.typeChecking).
+func typeChecked(gvk schema.GroupVersionKind) bool {
+	return gvk.Group == "admissionregistration.k8s.io" && gvk.Kind == policies.ValidatingKind
+}
+
+// typeWarnings adds the type-check warnings of a ValidatingAdmissionPolicy
+// (obj, as stored) against the kinds known, at each expression's line.
+func (c *checker) typeWarnings(ctx context.Context, d *manifest.Document, res *ObjectResult, obj map[string]any) {
+	warnings, err := TypeWarnings(ctx, obj, c.opts.BuiltIn, catalogOf(c.kinds))
+	if err != nil {
+		return // the policy was accepted; its status is the server's to write
+	}
+	for _, w := range warnings {
+		p := Problem{Field: w.FieldRef, Type: "TypeChecking", Message: w.Warning}
+		p.Line, p.Column = d.Position(placeOf(p.Field))
+		res.Warnings = append(res.Warnings, p)
+	}
+}
+
+// catalogOf is the catalog behind kinds (nil: none).
+func catalogOf(kinds Kinds) *catalog.Catalog {
+	switch k := kinds.(type) {
+	case *catalog.Catalog:
+		return k
+	case observed:
+		return catalogOf(k.Kinds)
+	}
+	return nil
 }
 
 // MaxRequestBytes is the largest request body the API server reads (its

@@ -16,12 +16,22 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
+	apiextensionsscheme "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/scheme"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	validatingpolicy "k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	"k8s.io/apiserver/pkg/cel/openapi/resolver"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/kubernetes/pkg/controller/validatingadmissionpolicystatus"
+	generatedopenapi "k8s.io/kubernetes/pkg/generated/openapi"
 	"sigs.k8s.io/yaml"
 )
 
@@ -546,4 +556,111 @@ func (w *warningRecorder) list() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return slices.Clone(w.seen)
+}
+
+// TestPolicyTypeCheckingMatchesServer: a ValidatingAdmissionPolicy with
+// expressions that name fields its kinds do not have (a CRD's and a
+// built-in kind's) gets from validate -f the warnings the cluster writes
+// in its status.typeChecking, at the expression's line; a correct
+// expression gets none on either side. The cluster's writer is
+// kube-controller-manager's controller, run here as it runs it: its
+// kinds and schemas come from the server's discovery and /openapi/v3.
+func TestPolicyTypeCheckingMatchesServer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := runTypeCheckingController(ctx, testCluster.Config); err != nil {
+		t.Fatal(err)
+	}
+	policy := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: pt-typecheck}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [stable.example.com], apiVersions: [v1], operations: [CREATE], resources: [crontabs]}
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+  - expression: "object.spec.replicas <= 3"
+  - expression: "object.spec.replica <= 3"
+  - expression: "object.metadata.name.size() < 10 && object.spec.template.spec.nodeName == ''"
+`
+	path := writeTemp(t, policy)
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(policy), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	if err := testCluster.CreateObjects(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	client, err := dynamic.NewForConfig(testCluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vaps := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies"}
+	var server []string
+	deadline := time.Now().Add(time.Minute)
+	for {
+		got, err := client.Resource(vaps).Get(ctx, "pt-typecheck", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		warnings, found, _ := unstructured.NestedSlice(got.Object, "status", "typeChecking", "expressionWarnings")
+		if found {
+			for _, w := range warnings {
+				m := w.(map[string]any)
+				server = append(server, fmt.Sprintf("%v: %v", m["fieldRef"], m["warning"]))
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server wrote no status.typeChecking within a minute")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	res := bin.Run(t, "kubectl-crd", nil, "validate", "--offline", "--crds", filepath.Join(repoRoot, "examples", "crds"), "-f", path, "-o", "json")
+	var report validate.Report
+	if err := json.Unmarshal([]byte(res.Stdout), &report); err != nil || len(report.Results) != 1 {
+		t.Fatalf("exit %d, %v: %s %s", res.Code, err, res.Stdout, res.Stderr)
+	}
+	var ours []string
+	lines := map[string]int{}
+	for _, w := range report.Results[0].Warnings {
+		if w.Type == "TypeChecking" {
+			ours = append(ours, w.Field+": "+w.Message)
+			lines[w.Field] = w.Line
+		}
+	}
+	slices.Sort(server)
+	slices.Sort(ours)
+	if len(server) != 2 || !slices.Equal(server, ours) {
+		t.Fatalf("type checking:\n  server:      %q\n  kubectl crd: %q", server, ours)
+	}
+	if lines["spec.validations[1].expression"] != 11 || lines["spec.validations[2].expression"] != 12 {
+		t.Errorf("warnings at lines %v, want 11 and 12", lines)
+	}
+}
+
+// runTypeCheckingController runs kube-controller-manager's
+// ValidatingAdmissionPolicy status controller against the cluster of
+// config, set up as kube-controller-manager sets it up, until ctx ends.
+func runTypeCheckingController(ctx context.Context, config *rest.Config) error {
+	client, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	dc := memory.NewMemCacheClient(client.Discovery())
+	checker := &validatingpolicy.TypeChecker{
+		SchemaResolver: resolver.NewDefinitionsSchemaResolver(generatedopenapi.GetOpenAPIDefinitions, clientgoscheme.Scheme, apiextensionsscheme.Scheme).
+			Combine(&resolver.ClientDiscoveryResolver{Discovery: client.Discovery()}),
+		RestMapper: restmapper.NewDeferredDiscoveryRESTMapper(dc),
+	}
+	factory := informers.NewSharedInformerFactory(client, 0)
+	c, err := validatingadmissionpolicystatus.NewController(factory.Admissionregistration().V1().ValidatingAdmissionPolicies(),
+		client.AdmissionregistrationV1().ValidatingAdmissionPolicies(), checker)
+	if err != nil {
+		return err
+	}
+	factory.Start(ctx.Done())
+	go c.Run(ctx, 1)
+	return nil
 }
