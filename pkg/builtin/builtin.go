@@ -206,8 +206,9 @@ type Result struct {
 	// Object is the object as the server would store it, at the version of
 	// the request (with keep).
 	Object map[string]any
-	// Audit are the audit annotations admission policies added.
-	Audit map[string]string
+	// Admitted is what admission policies added: audit annotations, the
+	// mutation.
+	Admitted policies.Admitted
 }
 
 // Create checks body, an object of the kind in JSON, as the server checks
@@ -229,7 +230,7 @@ func (k *Kind) Create(ctx context.Context, body []byte, namespace string, keep b
 	ctx, warnings := k.request(ctx, http.MethodPost, namespace, "")
 	request := policies.Request{Object: obj, Kind: k.GVK, Resource: k.Resource, Namespace: namespace, Name: m.GetName(),
 		Operation: admission.Create, Options: &metav1.CreateOptions{}, Interfaces: k.interfaces()}
-	res.Audit, res.Err = chain.Run(ctx, request, func() error {
+	res.Admitted, res.Err = chain.Run(ctx, request, func() error {
 		if m.GetName() == "" && m.GetGenerateName() != "" {
 			m.SetName(k.strategy.GenerateName(m.GetGenerateName()))
 		}
@@ -321,7 +322,7 @@ func (k *Kind) Update(ctx context.Context, body, live []byte, keep, replace bool
 	ctx, warnings := k.request(ctx, method, oldMeta.GetNamespace(), oldMeta.GetName())
 	request := policies.Request{Object: obj, Old: old, Kind: k.GVK, Resource: k.Resource, Namespace: oldMeta.GetNamespace(), Name: oldMeta.GetName(),
 		Operation: admission.Update, Options: options, Interfaces: k.interfaces()}
-	res.Audit, res.Err = chain.Run(ctx, request, func() error {
+	res.Admitted, res.Err = chain.Run(ctx, request, func() error {
 		if k.begin != nil {
 			k.begin(obj, old)
 		}

@@ -141,10 +141,10 @@ func TestRunAnswersAsTheServer(t *testing.T) {
 		}
 		w := &warnings{}
 		ctx := warning.WithWarningRecorder(context.Background(), w)
-		audit, err := c.Run(ctx, Request{Object: cm, Kind: corev1.SchemeGroupVersion.WithKind("ConfigMap"),
+		admitted, err := c.Run(ctx, Request{Object: cm, Kind: corev1.SchemeGroupVersion.WithKind("ConfigMap"),
 			Resource: corev1.SchemeGroupVersion.WithResource("configmaps"), Namespace: ns, Name: "cm",
 			Operation: admission.Create, Options: &metav1.CreateOptions{}, Interfaces: o}, check)
-		return audit, w.seen, err
+		return admitted.Audit, w.seen, err
 	}
 	pass := func() error { return nil }
 	var wg sync.WaitGroup

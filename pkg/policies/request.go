@@ -2,9 +2,11 @@ package policies
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"sync"
 
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
@@ -31,30 +33,76 @@ type Request struct {
 	Interfaces admission.ObjectInterfaces
 }
 
+// Admitted is what admission adds to an answer.
+type Admitted struct {
+	// Audit are the audit annotations the policies added.
+	Audit map[string]string
+	// Mutation is the JSON merge patch (RFC 7386) the mutating policies
+	// made of the object, at the request's version (nil: none).
+	Mutation []byte
+}
+
 // Run answers r as the server's admission does around check, the
 // strategy's validation: the mutating policies change the object, check
 // runs on it, and, when it passes, the validating policies see the object
-// as it would be stored. The audit annotations the policies add are
-// returned. A nil Chain only runs check.
-func (c *Chain) Run(ctx context.Context, r Request, check func() error) (map[string]string, error) {
+// as it would be stored. A nil Chain only runs check.
+func (c *Chain) Run(ctx context.Context, r Request, check func() error) (Admitted, error) {
 	if c == nil {
-		return nil, check()
+		return Admitted{}, check()
 	}
 	attrs := c.attributes(r)
+	var out Admitted
 	if c.mutates {
-		if err := c.mutate(ctx, attrs, r.Interfaces); err != nil {
-			return attrs.annotations(), err
+		before := versioned(r)
+		err := c.mutate(ctx, attrs, r.Interfaces)
+		out.Audit = attrs.annotations()
+		if err != nil {
+			return out, err
 		}
+		out.Mutation = mergePatch(before, versioned(r))
 	}
 	if err := check(); err != nil {
-		return attrs.annotations(), err
+		out.Audit = attrs.annotations()
+		return out, err
 	}
 	// Validation sees the object the strategy prepared (the server makes
 	// new attributes of it; the audit annotations stay with the request).
 	final := c.attributes(r)
 	final.audit = attrs.audit
 	err := c.validating.Validate(ctx, final, r.Interfaces)
-	return final.annotations(), err
+	out.Audit = final.annotations()
+	return out, err
+}
+
+// versioned is r's object in JSON at the request's version (nil when it
+// cannot be written).
+func versioned(r Request) []byte {
+	obj := r.Object
+	if obj.GetObjectKind().GroupVersionKind() != r.Kind {
+		out, err := r.Interfaces.GetObjectConvertor().ConvertToVersion(obj.DeepCopyObject(), r.Kind.GroupVersion())
+		if err != nil {
+			return nil
+		}
+		obj = out
+	}
+	js, err := json.Marshal(obj)
+	if err != nil {
+		return nil
+	}
+	return js
+}
+
+// mergePatch is the merge patch from before to after; nil when they are
+// equal or either is unknown.
+func mergePatch(before, after []byte) []byte {
+	if before == nil || after == nil {
+		return nil
+	}
+	patch, err := jsonpatch.CreateMergePatch(before, after)
+	if err != nil || string(patch) == "{}" {
+		return nil
+	}
+	return patch
 }
 
 func (c *Chain) attributes(r Request) *recorded {

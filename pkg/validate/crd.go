@@ -64,7 +64,7 @@ func admittedCRD(ctx context.Context, doc []byte, old *apiextensionsv1.CustomRes
 	if old == nil {
 		rest.FillObjectMetaSystemFields(crd)
 		request.Operation, request.Options = admission.Create, &metav1.CreateOptions{}
-		res.Audit, res.Err = chain.Run(ctx, request, func() error { return rest.BeforeCreate(crdStrategy(), ctx, crd) })
+		res.Admitted, res.Err = chain.Run(ctx, request, func() error { return rest.BeforeCreate(crdStrategy(), ctx, crd) })
 		res.Warnings = warnings.List()
 		return res
 	}
@@ -81,7 +81,7 @@ func admittedCRD(ctx context.Context, doc []byte, old *apiextensionsv1.CustomRes
 		opts = &metav1.UpdateOptions{}
 	}
 	request.Old, request.Operation, request.Options = live, admission.Update, opts
-	res.Audit, res.Err = chain.Run(ctx, request, func() error { return rest.BeforeUpdate(crdStrategy(), ctx, crd, live) })
+	res.Admitted, res.Err = chain.Run(ctx, request, func() error { return rest.BeforeUpdate(crdStrategy(), ctx, crd, live) })
 	res.Warnings = warnings.List()
 	return res
 }

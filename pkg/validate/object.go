@@ -224,7 +224,7 @@ func (c *checker) checkBuiltIn(ctx context.Context, d *manifest.Document, res *O
 	} else {
 		out = kind.Create(ctx, d.JSON, opts.Namespace, opts.Keep || typeChecked(kind.GVK), opts.Admission)
 	}
-	res.report(d, Result{Unknown: out.Unknown, Err: out.Err, Warnings: out.Warnings, Object: out.Object, Audit: out.Audit}, opts)
+	res.report(d, Result{Unknown: out.Unknown, Err: out.Err, Warnings: out.Warnings, Object: out.Object, Admitted: out.Admitted}, opts)
 	if out.Err == nil && typeChecked(kind.GVK) && out.Object != nil {
 		c.typeWarnings(ctx, d, res, out.Object)
 		if !opts.Keep {
@@ -326,7 +326,10 @@ func (res *ObjectResult) report(d *manifest.Document, out Result, opts Options) 
 		p.Policy, p.Binding = policies.Named(c.Message)
 		res.add(d, p)
 	}
-	res.Audit = out.Audit
+	res.Audit = out.Admitted.Audit
+	if out.Admitted.Mutation != nil {
+		res.Mutation = json.RawMessage(out.Admitted.Mutation)
+	}
 	for _, w := range out.Warnings {
 		p := Problem{Field: warningField(w), Type: "Warning", Message: w}
 		p.Policy, p.Binding = policies.Named(w)

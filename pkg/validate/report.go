@@ -2,6 +2,7 @@ package validate
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 
@@ -55,6 +56,9 @@ type ObjectResult struct {
 	// Audit are the audit annotations admission policies added (an
 	// Audit action's validation failures among them).
 	Audit map[string]string `json:"audit,omitempty"`
+	// Mutation is the JSON merge patch the mutating admission policies
+	// made of the object.
+	Mutation json.RawMessage `json:"mutation,omitempty"`
 	// Object is the valid object as the server would store it (with
 	// Options.Keep).
 	Object map[string]any `json:"-"`

@@ -113,8 +113,9 @@ type Result struct {
 	Warnings []string
 	// Object is the object as the server would store it (when valid).
 	Object map[string]any
-	// Audit are the audit annotations admission policies added.
-	Audit map[string]string
+	// Admitted is what admission policies added: audit annotations, the
+	// mutation.
+	Admitted policies.Admitted
 }
 
 // Create checks obj (not changed) as the server checks a create: in the
@@ -148,7 +149,7 @@ func (v *Validator) create(ctx context.Context, obj map[string]any, namespace st
 	rest.FillObjectMetaSystemFields(u)
 	request := policies.Request{Object: u, Kind: v.gvk, Resource: v.resource, Namespace: namespace, Name: u.GetName(),
 		Operation: admission.Create, Options: &metav1.CreateOptions{}, Interfaces: v.interfaces}
-	res.Audit, res.Err = chain.Run(ctx, request, func() error {
+	res.Admitted, res.Err = chain.Run(ctx, request, func() error {
 		if u.GetName() == "" && u.GetGenerateName() != "" {
 			u.SetName(names.SimpleNameGenerator.GenerateName(u.GetGenerateName()))
 		}
@@ -203,7 +204,7 @@ func (v *Validator) update(ctx context.Context, obj, old map[string]any, chain *
 	}
 	request := policies.Request{Object: u, Old: o, Kind: v.gvk, Resource: v.resource, Namespace: namespace, Name: o.GetName(),
 		Operation: admission.Update, Options: opts, Interfaces: v.interfaces}
-	res.Audit, res.Err = chain.Run(ctx, request, func() error { return rest.BeforeUpdate(v.strategy, ctx, u, o) })
+	res.Admitted, res.Err = chain.Run(ctx, request, func() error { return rest.BeforeUpdate(v.strategy, ctx, u, o) })
 	res.Object, res.Warnings = u.Object, warnings.List()
 	return res
 }

@@ -518,6 +518,9 @@ func clientPolicyAnswers(t *testing.T, input string, flags []string) []policyAns
 				t.Fatalf("%s %s/%s is valid, and not in -o yaml's output", r.Kind, r.Namespace, r.Name)
 			}
 			a.Mutated = mutation(obj)
+			if a.Mutated != "" && len(r.Mutation) == 0 {
+				t.Errorf("%s %s/%s was mutated, and -o json has no mutation", r.Kind, r.Namespace, r.Name)
+			}
 		}
 		slices.Sort(a.Causes)
 		out = append(out, a)
