@@ -53,6 +53,12 @@ var gateways = map[string]string{
 	// generic registry, which the local API server of get -f and test
 	// serves custom resources with.
 	"k8s.io/apiserver/pkg/util/flowcontrol/metrics": "the generic registry's request metrics",
+	// validate --policies runs kube-apiserver's admission policy plugins,
+	// which read their configuration through informers of a
+	// kubernetes.Interface and a dynamic.Interface: client-go's fake
+	// clientsets are their in-memory implementations (linked already
+	// through the generic gateway above, so nothing more initialises).
+	"github.com/kubectl-crd/kubectl-crd/pkg/policies": "admission policies' in-memory clients",
 	// client-go/testing: every typed client is built from gentype, which
 	// also builds the fake ones.
 	"k8s.io/client-go/gentype": "every typed client",

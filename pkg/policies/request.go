@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"strings"
 	"sync"
+	"time"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
@@ -158,7 +161,7 @@ func (r *recorded) annotations() map[string]string {
 // (reinvocationPolicy IfNeeded after a later change), as the server's
 // admission chain does.
 func (c *Chain) mutate(ctx context.Context, attrs admission.Attributes, o admission.ObjectInterfaces) error {
-	if err := c.mutating.Admit(ctx, attrs, o); err != nil {
+	if err := c.admitOnceSchemasRead(ctx, attrs, o); err != nil {
 		return err
 	}
 	if s := attrs.GetReinvocationContext(); s.ShouldReinvoke() {
@@ -170,4 +173,23 @@ func (c *Chain) mutate(ctx context.Context, attrs admission.Attributes, o admiss
 
 func userNamed(name string) user.Info {
 	return &user.DefaultInfo{Name: name, Groups: []string{user.AllAuthenticated}}
+}
+
+// admitOnceSchemasRead runs the mutating plugin. Its type converters are
+// read from the OpenAPI paths it fetches when it starts, in a goroutine
+// of its own; Start waits for that fetch to begin, and in the moment
+// between the paths being returned and kept the plugin answers a kind it
+// has not kept as the server does for a CRD just created: 503 "Resource
+// kind ... not found". The schemas here are all there from the start, so
+// that answer is asked again, a few times, a few milliseconds apart. It
+// leaves the object as it was (the plugin writes it back only once every
+// policy has run).
+func (c *Chain) admitOnceSchemasRead(ctx context.Context, attrs admission.Attributes, o admission.ObjectInterfaces) error {
+	for try := 0; ; try++ {
+		err := c.mutating.Admit(ctx, attrs, o)
+		if try == 20 || !apierrors.IsServiceUnavailable(err) || !strings.Contains(err.Error(), "There can be a delay") {
+			return err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
