@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -64,9 +63,7 @@ func (p *Printer) Finish(s Summary) error {
 	r := Report{Results: p.kept, Summary: s, KubernetesVersion: p.kube}
 	switch p.format {
 	case "json":
-		enc := json.NewEncoder(p.w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return report.WriteJSON(p.w, r)
 	case "junit":
 		return r.WriteJUnit(p.w)
 	case "sarif":
