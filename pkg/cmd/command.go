@@ -25,9 +25,9 @@ type verb interface {
 	Run(ctx context.Context) error
 }
 
-// run is the RunE of a verb's command: Complete, Validate, Run. A
+// runVerb is the RunE of a verb's command: Complete, Validate, Run. A
 // Validate error is a usage error.
-func run(f *factory.Factory, o verb) func(*cobra.Command, []string) error {
+func runVerb(f *factory.Factory, o verb) func(*cobra.Command, []string) error {
 	return func(c *cobra.Command, args []string) error {
 		trace(f, "Complete")
 		if err := o.Complete(f, c, args); err != nil {

@@ -40,7 +40,7 @@ kubectl_complete-crd script (in the release archives and plugins/) on PATH.`,
   kubectl-crd completion zsh > "${fpath[1]}/_kubectl-crd"
   kubectl-crd completion fish > ~/.config/fish/completions/kubectl-crd.fish`,
 		ValidArgs: shells,
-		RunE:      run(f, o),
+		RunE:      runVerb(f, o),
 	}
 }
 

@@ -28,7 +28,7 @@ type ConvertOptions struct {
 
 	types   []string // --check: TYPE [NAME...]
 	offline bool
-	run     convert.Run
+	run     convert.Conversion
 	f       *factory.Factory // the cluster's clients, for --check
 }
 
@@ -56,7 +56,7 @@ input cannot be read, a CRD is missing or a version is unknown.`,
 
   # Before moving the storage version: can every stored object be read?
   kubectl crd convert widgets --check`,
-		RunE:              run(f, o),
+		RunE:              runVerb(f, o),
 		ValidArgsFunction: completeTypeAndName(f),
 	}
 	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files, directories, URLs or git:REV:PATH of objects to convert; - for stdin.")
@@ -80,7 +80,7 @@ input cannot be read, a CRD is missing or a version is unknown.`,
 // Complete makes the catalog and the webhook's client settings.
 func (o *ConvertOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
 	o.types, o.offline, o.f = args, f.Offline(false), f
-	o.run = convert.Run{OutputVersion: o.OutputVersion, Format: o.Output, Out: f.Streams.Out, Errors: f.Streams.ErrOut}
+	o.run = convert.Conversion{OutputVersion: o.OutputVersion, Format: o.Output, Out: f.Streams.Out, Errors: f.Streams.ErrOut}
 	timeout, err := clientcmd.ParseTimeout(*f.ConfigFlags.Timeout)
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("--request-timeout: %w", err)}

@@ -52,7 +52,7 @@ refuse a CRD for its rules' cost, 2 when the input cannot be read.`,
 		Example: `  kubectl crd cost -f examples/cost/hosts.yaml
   kubectl crd cost certificates.cert-manager.io -o json
   kubectl crd cost -f config/crd/bases -o markdown > cost.md`,
-		RunE:              run(f, o),
+		RunE:              runVerb(f, o),
 		ValidArgsFunction: completeTypes(f),
 	}
 	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files, directories, URLs, git:REV:PATH or Helm charts of CRDs to estimate (- for stdin).")

@@ -59,7 +59,7 @@ breaks something, 2 when the input cannot be read.`,
 
   # Treat added defaults as errors, ignore added fields
   kubectl crd diff -f crd.yaml --check default-added=error --check field-added=ignore`,
-		RunE: run(f, o),
+		RunE: runVerb(f, o),
 	}
 	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files, directories, URLs, git:REV:PATH or Helm charts of the new CRDs.")
 	c.Flags().StringArrayVar(&o.Old, "old", nil, "Files, directories, URLs, git:REV:PATH or Helm charts of the CRDs as they are now (default: the cluster's).")

@@ -46,7 +46,7 @@ the directory are replaced; other files are left alone.`,
 		Example: `  kubectl crd docs --crds examples/crds --output-dir site
   kubectl crd docs certificates.cert-manager.io --output-dir site
   kubectl crd docs --crds config/crd/bases --format markdown --output-dir docs/api`,
-		RunE:              run(f, o),
+		RunE:              runVerb(f, o),
 		ValidArgsFunction: completeTypes(f),
 	}
 	c.Flags().StringVar(&o.OutputDir, "output-dir", "", "Directory to write the reference into (made if missing).")

@@ -48,7 +48,7 @@ does, from the CRD's schema: the OpenAPI document is built on the client
 
   # A reference page for a docs site
   kubectl crd explain crontabs -o markdown > crontab.md`,
-		RunE:              run(f, o),
+		RunE:              runVerb(f, o),
 		ValidArgsFunction: completeTypes(f),
 	}
 	// kubectl explain's flags, and our formats.

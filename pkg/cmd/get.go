@@ -57,7 +57,7 @@ to print: a preview of a CRD's columns without a cluster.`,
 
   # Columns of local objects, without a cluster
   kubectl crd get -f examples/objects/valid --crds examples/crds`,
-		RunE:              run(f, o),
+		RunE:              runVerb(f, o),
 		ValidArgsFunction: completeTypeAndName(f),
 	}
 	k := o.kubectl

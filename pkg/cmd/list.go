@@ -56,7 +56,7 @@ file carries the CRD's creationTimestamp.`,
 
   # The CRDs whose objects need migrating, for a script
   kubectl crd list -o jsonpath='{range .items[?(@.migrationNeeded)]}{.name}{"\n"}{end}'`,
-		RunE:              run(f, o),
+		RunE:              runVerb(f, o),
 		ValidArgsFunction: completeTypes(f),
 	}
 	o.printFlags.AddFlags(c)

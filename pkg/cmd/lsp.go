@@ -47,7 +47,7 @@ they change. Objects are checked as creates. Logs go to standard error, or
 		Example: `  # Neovim (0.7+), in init.lua:
   #   vim.lsp.start_client({name = "kubectl-crd", cmd = {"kubectl-crd", "lsp", "--crds", "crds/"}})
   kubectl crd lsp --crds config/crd/bases --log-file /tmp/kubectl-crd-lsp.log`,
-		RunE: run(f, o),
+		RunE: runVerb(f, o),
 	}
 	c.Flags().StringVar(&o.LogFile, "log-file", "", "Write the server's log to this file instead of standard error.")
 	c.Flags().BoolVar(&o.Offline, "offline", false, "Never contact a cluster: CRDs come from --crds and the open files only.")

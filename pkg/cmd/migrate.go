@@ -59,7 +59,7 @@ storedVersions was pruned, 1 when some objects failed or the CRD changed,
   # What would happen, without writing
   kubectl crd migrate widgets --dry-run=client
   kubectl crd migrate widgets --dry-run=server -o json`,
-		RunE:              run(f, o),
+		RunE:              runVerb(f, o),
 		ValidArgsFunction: completeTypes(f),
 	}
 	c.Flags().BoolVar(&o.All, "all", false, "Allow a category (or all) among the TYPEs: every CRD in it is migrated.")

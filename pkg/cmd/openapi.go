@@ -52,7 +52,7 @@ JSON output is the server's own bytes.`,
 
   # The Swagger 2.0 document for two types
   kubectl crd openapi --openapi-version=2 crontabs widgets`,
-		RunE:              run(f, o),
+		RunE:              runVerb(f, o),
 		ValidArgsFunction: completeGroupVersions(f),
 	}
 	c.Flags().IntVar(&o.Version, "openapi-version", o.Version, "The OpenAPI version: 3 or 2.")

@@ -43,7 +43,7 @@ refuse is printed with the refusal in a comment, and the exit code is 1.`,
 		Example: `  kubectl crd sample crontabs --crds examples/crds
   kubectl crd sample certificates.cert-manager.io --full --comments > certificate.yaml
   kubectl crd sample ct --api-version stable.example.com/v1beta1 -o json`,
-		RunE:              run(f, o),
+		RunE:              runVerb(f, o),
 		ValidArgsFunction: completeTypes(f),
 	}
 	c.Flags().StringVar(&o.APIVersion, "api-version", "", "The version of the type to sample (GROUP/VERSION or VERSION); the preferred version if empty.")

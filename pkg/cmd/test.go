@@ -53,7 +53,7 @@ or a case cannot run (no such CRD, an initial object that is not YAML).`,
 		Example: `  kubectl crd test examples/tests --crds examples/crds
   kubectl crd test tests/ --crds config/crd/bases -o junit > crd-tests.xml
   kubectl crd test tests/ --crds crds/ --run 'CronTab/.*replicas'`,
-		RunE: run(f, o),
+		RunE: runVerb(f, o),
 	}
 	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(crdtest.Formats, ", ")+".")
 	c.Flags().StringArrayVar(&o.Policies, "policies", nil, "Files, directories, URLs or git:REV:PATH of admission policies, their bindings, params and namespaces: each create and update is answered through them (expectedError can match a denial).")

@@ -69,7 +69,7 @@ be read or checked.`,
 
   # As admission policies answer, sent as a user
   kubectl crd validate -f deploy/ --crds crds/ --policies policies/ --as jane --as-group dev`,
-		RunE: run(f, o),
+		RunE: runVerb(f, o),
 	}
 	c.Flags().StringArrayVarP(&o.Filenames, "filename", "f", nil, "Files, directories, URLs or git:REV:PATH of objects to check; - for stdin.")
 	c.Flags().StringVarP(&o.Kustomize, "kustomize", "k", "", "Check the objects a kustomization directory builds.")

@@ -41,7 +41,7 @@ func NewCmdVersion(f *factory.Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of kubectl crd",
-		RunE:  run(f, o),
+		RunE:  runVerb(f, o),
 	}
 	c.Flags().StringVarP(&o.Output, "output", "o", "", "One of 'yaml' or 'json'.")
 	return c

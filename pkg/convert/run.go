@@ -18,12 +18,12 @@ import (
 	"k8s.io/client-go/dynamic"
 )
 
-// Run converts the objects of one run of kubectl crd convert, with one
+// Conversion converts the objects of one run of kubectl crd convert, with one
 // converter per CRD. A problem with one object is reported on Errors with
 // its place and the run goes on; Code keeps the exit code: 2 for objects
 // that cannot be converted at all (no CRD, an unknown version), 1 for
 // failed conversions and round trips that change an object.
-type Run struct {
+type Conversion struct {
 	Catalog *catalog.Catalog
 	Webhook Webhook
 	// OutputVersion is where objects go: GROUP/VERSION, VERSION, or ""
@@ -42,7 +42,7 @@ type Run struct {
 
 // fail reports a problem with one object on Errors, with its place. That
 // a webhook cannot be reached from here is said in full once per CRD.
-func (r *Run) fail(code int, d *manifest.Document, obj *unstructured.Unstructured, err error) {
+func (r *Conversion) fail(code int, d *manifest.Document, obj *unstructured.Unstructured, err error) {
 	what := ""
 	if obj != nil {
 		what = obj.GetKind() + " " + objectName(obj) + ": "
@@ -60,7 +60,7 @@ func (r *Run) fail(code int, d *manifest.Document, obj *unstructured.Unstructure
 
 // object decodes a document's object and finds its converter; a problem
 // is reported and no converter returned.
-func (r *Run) object(ctx context.Context, d *manifest.Document) (*unstructured.Unstructured, *Converter) {
+func (r *Conversion) object(ctx context.Context, d *manifest.Document) (*unstructured.Unstructured, *Converter) {
 	if r.converters == nil {
 		r.converters, r.unreachable = map[string]*Converter{}, map[string]bool{}
 	}
@@ -75,7 +75,7 @@ func (r *Run) object(ctx context.Context, d *manifest.Document) (*unstructured.U
 
 // converterFor finds the CRD of an object and its converter; a problem
 // is reported (exit 2) and nil returned.
-func (r *Run) converterFor(ctx context.Context, d *manifest.Document, obj *unstructured.Unstructured) *Converter {
+func (r *Conversion) converterFor(ctx context.Context, d *manifest.Document, obj *unstructured.Unstructured) *Converter {
 	gvk := obj.GroupVersionKind()
 	if gvk.Kind == "" || gvk.Version == "" {
 		r.fail(2, d, nil, errors.New("not an object: apiVersion and kind are required"))
@@ -107,7 +107,7 @@ func (r *Run) converterFor(ctx context.Context, d *manifest.Document, obj *unstr
 
 // targetVersion is the version an object of crd goes to: OutputVersion,
 // or else the version discovery prefers among the CRD's served ones.
-func (r *Run) targetVersion(crd *apiextensionsv1.CustomResourceDefinition) (string, error) {
+func (r *Conversion) targetVersion(crd *apiextensionsv1.CustomResourceDefinition) (string, error) {
 	version := r.OutputVersion
 	if version == "" {
 		version = catalog.PreferredVersion(crd)
@@ -125,7 +125,7 @@ func (r *Run) targetVersion(crd *apiextensionsv1.CustomResourceDefinition) (stri
 
 // Files converts the objects of an input, or round-trips them; Catalog
 // holds the input's own CRDs (validate.NewPipeline puts them there).
-func (r *Run) Files(ctx context.Context, docs []manifest.Document, roundTrip bool) error {
+func (r *Conversion) Files(ctx context.Context, docs []manifest.Document, roundTrip bool) error {
 	_, objects, err := catalog.Split(docs)
 	if err != nil {
 		return err
@@ -141,7 +141,7 @@ func (r *Run) Files(ctx context.Context, docs []manifest.Document, roundTrip boo
 
 // Convert converts each object and prints those converted: one as itself,
 // several as a List, as kubectl convert prints them.
-func (r *Run) Convert(ctx context.Context, docs []*manifest.Document) error {
+func (r *Conversion) Convert(ctx context.Context, docs []*manifest.Document) error {
 	var out []runtime.Object
 	for _, d := range docs {
 		u, c := r.object(ctx, d)
@@ -182,7 +182,7 @@ func (r *Run) Convert(ctx context.Context, docs []*manifest.Document) error {
 
 // RoundTrips converts each object to every other served version and back,
 // and reports what changes.
-func (r *Run) RoundTrips(ctx context.Context, docs []*manifest.Document) error {
+func (r *Conversion) RoundTrips(ctx context.Context, docs []*manifest.Document) error {
 	reports := []ObjectTrips{}
 	for _, d := range docs {
 		u, c := r.object(ctx, d)
@@ -214,7 +214,7 @@ func (r *Run) RoundTrips(ctx context.Context, docs []*manifest.Document) error {
 // resolved TYPEs) at every served version through the cluster, the
 // storage version first, and prints what could not be read; the run's
 // Code is 1 when some object could not, or not all were found.
-func (r *Run) CheckStored(ctx context.Context, client dynamic.Interface, resources []catalog.Resource, opts StoredOptions) error {
+func (r *Conversion) CheckStored(ctx context.Context, client dynamic.Interface, resources []catalog.Resource, opts StoredOptions) error {
 	var results []*Stored
 	for _, rs := range resources {
 		if rs.CRD == nil {
