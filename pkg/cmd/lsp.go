@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/lsp"
+	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"github.com/spf13/cobra"
 )
@@ -75,26 +76,47 @@ func (o *LSPOptions) Complete(f *factory.Factory, _ *cobra.Command, args []strin
 				return nil, errors.New("crds: - (standard input) carries the protocol here: name files or directories")
 			}
 			env, _, err := f.WithSettings(s.CRDs, s.Context).Environment(s.Offline, nil)
-			if err != nil || len(s.Policies) == 0 {
-				return env, err
-			}
-			if slices.Contains(s.Policies, "-") {
-				return nil, errors.New("policies: - (standard input) carries the protocol here: name files or directories")
-			}
-			ctx := context.Background()
-			set, err := env.ReadPolicies(ctx, s.Policies, f.Sources())
 			if err != nil {
-				return nil, fmt.Errorf("policies: %w", err)
+				return nil, err
 			}
-			if !set.Empty() {
-				env.Options.Admission, err = env.StartAdmission(ctx, env.Catalog, set, f.User())
-			}
+			env.Options.Admission, err = o.admission(env, s, f)
 			return env, err
 		},
 		Settings: settings,
 		Version:  Version,
 	}
 	return nil
+}
+
+// admission starts the admission policies of the settings' policies, or,
+// when there are none, the cluster's (none offline). The cluster's that
+// cannot be read are left out, said once in the log: the editor's checks
+// go on without them.
+func (o *LSPOptions) admission(env *validate.Environment, s lsp.Settings, f *factory.Factory) (*policies.Chain, error) {
+	ctx := context.Background()
+	var set *policies.Set
+	var err error
+	switch {
+	case slices.Contains(s.Policies, "-"):
+		return nil, errors.New("policies: - (standard input) carries the protocol here: name files or directories")
+	case len(s.Policies) > 0:
+		if set, err = env.ReadPolicies(ctx, s.Policies, f.Sources()); err != nil {
+			return nil, fmt.Errorf("policies: %w", err)
+		}
+	default:
+		set, err = env.ClusterPolicies(ctx)
+		if errors.Is(err, validate.ErrNoClusterPolicies) {
+			return nil, nil
+		}
+		if err != nil {
+			fmt.Fprintf(o.log, "kubectl crd lsp: checking without the cluster's admission policies: %v\n", err)
+			return nil, nil
+		}
+	}
+	if set.Empty() {
+		return nil, nil
+	}
+	return env.StartAdmission(ctx, env.Catalog, set, f.User())
 }
 
 // Validate checks the arguments.

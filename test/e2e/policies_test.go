@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -666,4 +669,90 @@ func runTypeCheckingController(ctx context.Context, config *rest.Config) error {
 	factory.Start(ctx.Done())
 	go c.Run(ctx, 1)
 	return nil
+}
+
+// TestLanguageServerReadsClusterPolicies: kubectl crd lsp online, with
+// no policies in its settings, checks a document through the cluster's
+// own admission policies (installed by TestPoliciesMatchServer): a
+// denial is among its diagnostics, the one validate gives the file online.
+func TestLanguageServerReadsClusterPolicies(t *testing.T) {
+	if _, err := testCluster.LoadCRDs(context.Background(), filepath.Join(repoRoot, "test/testdata/policies/crds.yaml")); err != nil && !strings.Contains(err.Error(), "already exists") {
+		t.Fatal(err)
+	}
+	if _, err := loadPolicies(context.Background(), filepath.Join(repoRoot, "test/testdata/policies/policies.yaml")); err != nil && !strings.Contains(err.Error(), "already exists") {
+		t.Fatal(err)
+	}
+	doc := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pt-lsp\n  namespace: pt-prod\ndata:\n  forbidden: x\n"
+	file := writeTemp(t, doc)
+	res := bin.Run(t, "kubectl-crd", nil, "validate", "-f", file)
+	if !strings.Contains(res.Stdout, "ValidatingAdmissionPolicy 'pt-configmaps' with binding 'pt-configmaps' denied request: no key forbidden") {
+		t.Fatalf("validate online: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
+	cmd := exec.Command(filepath.Join(bin.Dir, "kubectl-crd"), "lsp")
+	cmd.Env = []string{"HOME=" + t.TempDir(), "KUBECONFIG=" + bin.Kubeconfig}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	send := func(v map[string]any) {
+		v["jsonrpc"] = "2.0"
+		body, _ := json.Marshal(v)
+		fmt.Fprintf(in, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	uri := "file://" + file
+	send(map[string]any{"id": 1, "method": "initialize", "params": map[string]any{"processId": nil, "rootUri": "file://" + filepath.Dir(file), "capabilities": map[string]any{}}})
+	send(map[string]any{"method": "initialized", "params": map[string]any{}})
+	send(map[string]any{"method": "textDocument/didOpen", "params": map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "yaml", "version": 1, "text": doc}}})
+	found := make(chan string, 1)
+	go func() {
+		r := bufio.NewReader(out)
+		for {
+			var n int
+			for {
+				line, err := r.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if line == "\r\n" {
+					break
+				}
+				fmt.Sscanf(line, "Content-Length: %d", &n)
+			}
+			body := make([]byte, n)
+			if _, err := io.ReadFull(r, body); err != nil {
+				return
+			}
+			var m struct {
+				Method string
+				Params struct {
+					URI         string
+					Diagnostics []struct{ Message string }
+				}
+			}
+			if json.Unmarshal(body, &m) == nil && m.Method == "textDocument/publishDiagnostics" && m.Params.URI == uri {
+				var msgs []string
+				for _, d := range m.Params.Diagnostics {
+					msgs = append(msgs, d.Message)
+				}
+				found <- strings.Join(msgs, "\n")
+				return
+			}
+		}
+	}()
+	select {
+	case got := <-found:
+		if !strings.Contains(got, "ValidatingAdmissionPolicy 'pt-configmaps' with binding 'pt-configmaps' denied request: no key forbidden") {
+			t.Errorf("lsp diagnostics without the cluster's policy's denial:\n%s", got)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no diagnostics within a minute")
+	}
 }
