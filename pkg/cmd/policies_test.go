@@ -94,3 +94,22 @@ tests:
 		t.Fatalf("without --policies the denial case must fail: %v\n%s", err, out)
 	}
 }
+
+// TestBindingOfNoPolicy: a binding that names a policy not given does
+// nothing, as on the server; validate says so once, and checks on.
+func TestBindingOfNoPolicy(t *testing.T) {
+	binding := filepath.Join(t.TempDir(), "binding.yaml")
+	if err := os.WriteFile(binding, []byte("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec: {policyName: crontab-limitz, validationActions: [Deny]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, _, errOut := testFactory(t)
+	err := execute(f, "validate", "--offline", "--crds", filepath.Join("..", "..", "examples", "crds"),
+		"-f", filepath.Join("..", "..", "examples", "objects", "valid"), "--policies", filepath.Join("..", "..", "examples", "policies"), "--policies", binding)
+	if err == nil {
+		t.Fatal("the example policies deny two of the valid CronTabs")
+	}
+	want := `Warning: ValidatingAdmissionPolicyBinding "b" binds ValidatingAdmissionPolicy "crontab-limitz", which is not given: it does nothing`
+	if strings.Count(errOut.String(), want) != 1 {
+		t.Errorf("stderr:\n%s\nwant once: %s", errOut, want)
+	}
+}

@@ -176,7 +176,7 @@ func (o *ValidateOptions) admission(ctx context.Context) (*policies.Chain, error
 		if set, err = o.env.ReadPolicies(ctx, o.Policies, o.sources); err != nil {
 			return nil, &factory.FlagError{Flag: "--policies", Err: err}
 		}
-		for _, w := range set.TypeWarnings {
+		for _, w := range set.Warnings {
 			o.f.Warn(w)
 		}
 	default:

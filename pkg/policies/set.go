@@ -21,10 +21,36 @@ type Set struct {
 	// Params are the objects of any other kind: what paramRefs name.
 	Params     []*unstructured.Unstructured
 	Namespaces []*corev1.Namespace
-	// TypeWarnings are what type-checking its ValidatingAdmissionPolicies
+	// Warnings are what type-checking its ValidatingAdmissionPolicies
 	// found, as the server writes them in status.typeChecking, each with
-	// its place (FILE:LINE:COLUMN: FIELD: WARNING) when read from a file.
-	TypeWarnings []string
+	// its place (FILE:LINE:COLUMN: FIELD: WARNING) when read from a file,
+	// and the bindings that name no policy of the set (Unbound).
+	Warnings []string
+}
+
+// Unbound says of each binding that names a policy the set does not have:
+// the server accepts such a binding and it does nothing, which in a set
+// read from files is most likely a misspelt name.
+func (s *Set) Unbound() []string {
+	validating, mutating := map[string]bool{}, map[string]bool{}
+	for _, p := range s.Validating {
+		validating[p.Name] = true
+	}
+	for _, p := range s.Mutating {
+		mutating[p.Name] = true
+	}
+	var out []string
+	for _, b := range s.ValidatingBindings {
+		if !validating[b.Spec.PolicyName] {
+			out = append(out, fmt.Sprintf("%s %q binds %s %q, which is not given: it does nothing", ValidatingBindingKind, b.Name, ValidatingKind, b.Spec.PolicyName))
+		}
+	}
+	for _, b := range s.MutatingBindings {
+		if !mutating[b.Spec.PolicyName] {
+			out = append(out, fmt.Sprintf("%s %q binds %s %q, which is not given: it does nothing", MutatingBindingKind, b.Name, MutatingKind, b.Spec.PolicyName))
+		}
+	}
+	return out
 }
 
 // The kinds a Set holds by type; everything else is a param.

@@ -45,7 +45,7 @@ func (e *Environment) ReadPolicies(ctx context.Context, paths []string, src mani
 			warnings, _ := TypeWarnings(ctx, obj.Object, e.Options.BuiltIn, e.Catalog)
 			for _, w := range warnings {
 				line, column := d.Position(placeOf(w.FieldRef))
-				set.TypeWarnings = append(set.TypeWarnings, fmt.Sprintf("%s:%d:%d: %s: %s", d.File, line, column, w.FieldRef, w.Warning))
+				set.Warnings = append(set.Warnings, fmt.Sprintf("%s:%d:%d: %s: %s", d.File, line, column, w.FieldRef, w.Warning))
 			}
 		}
 		if err == nil {
@@ -55,6 +55,7 @@ func (e *Environment) ReadPolicies(ctx context.Context, paths []string, src mani
 			return nil, &manifest.Error{File: d.File, Line: d.Line, Column: d.Column, Msg: err.Error()}
 		}
 	}
+	set.Warnings = append(set.Warnings, set.Unbound()...)
 	return set, nil
 }
 
