@@ -71,7 +71,8 @@ func Start(set *Set, w World) (*Chain, error) {
 		features = utilfeature.DefaultFeatureGate
 	}
 	c.mutating.InspectFeatureGates(features)
-	c.mutates = features.Enabled(apiserverfeatures.MutatingAdmissionPolicy)
+	// Without mutating policies, the plugin has nothing to do per request.
+	c.mutates = features.Enabled(apiserverfeatures.MutatingAdmissionPolicy) && len(set.Mutating) > 0
 	// The informers the plugins read, listed before the plugins start:
 	// their sources then find them synced at once, where they would wait
 	// for the next poll (a tenth of a second each).

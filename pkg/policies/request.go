@@ -56,13 +56,15 @@ func (c *Chain) Run(ctx context.Context, r Request, check func() error) (Admitte
 	attrs := c.attributes(r)
 	var out Admitted
 	if c.mutates {
-		before := versioned(r)
-		err := c.mutate(ctx, attrs, r.Interfaces)
+		before := r.Object.DeepCopyObject()
+		changed, err := c.mutate(ctx, attrs, r.Interfaces)
 		out.Audit = attrs.annotations()
 		if err != nil {
 			return out, err
 		}
-		out.Mutation = mergePatch(before, versioned(r))
+		if changed {
+			out.Mutation = mergePatch(versioned(r, before), versioned(r, r.Object))
+		}
 	}
 	if err := check(); err != nil {
 		out.Audit = attrs.annotations()
@@ -77,10 +79,9 @@ func (c *Chain) Run(ctx context.Context, r Request, check func() error) (Admitte
 	return out, err
 }
 
-// versioned is r's object in JSON at the request's version (nil when it
-// cannot be written).
-func versioned(r Request) []byte {
-	obj := r.Object
+// versioned is obj, an object of r, in JSON at the request's version
+// (nil when it cannot be written).
+func versioned(r Request, obj runtime.Object) []byte {
 	if obj.GetObjectKind().GroupVersionKind() != r.Kind {
 		out, err := r.Interfaces.GetObjectConvertor().ConvertToVersion(obj.DeepCopyObject(), r.Kind.GroupVersion())
 		if err != nil {
@@ -160,15 +161,18 @@ func (r *recorded) annotations() map[string]string {
 // mutate runs the mutating policies, and once more when one asks for it
 // (reinvocationPolicy IfNeeded after a later change), as the server's
 // admission chain does.
-func (c *Chain) mutate(ctx context.Context, attrs admission.Attributes, o admission.ObjectInterfaces) error {
+//
+// changed tells whether a policy changed the object: the plugin asks for
+// reinvocation whenever one does.
+func (c *Chain) mutate(ctx context.Context, attrs admission.Attributes, o admission.ObjectInterfaces) (changed bool, err error) {
 	if err := c.admitOnceSchemasRead(ctx, attrs, o); err != nil {
-		return err
+		return false, err
 	}
 	if s := attrs.GetReinvocationContext(); s.ShouldReinvoke() {
 		s.SetIsReinvoke()
-		return c.mutating.Admit(ctx, attrs, o)
+		return true, c.mutating.Admit(ctx, attrs, o)
 	}
-	return nil
+	return false, nil
 }
 
 func userNamed(name string) user.Info {
