@@ -18,10 +18,16 @@ type placedRule struct {
 	total        uint64
 }
 
-// ruleCosts are the estimated costs of the CEL rules of the CRDs in a
-// text (pkg/cost: the server's estimator), each at its place.
-func ruleCosts(path, text string) []placedRule {
+// textRuleCosts are the estimated costs of the CEL rules of the CRDs in a
+// text (hover reads them from the text alone).
+func textRuleCosts(path, text string) []placedRule {
 	crds, _, _ := catalog.Split(manifest.ReadLenient(path, []byte(text)))
+	return ruleCosts(crds)
+}
+
+// ruleCosts are the estimated costs of the CEL rules of CRDs decoded from
+// a text (pkg/cost: the server's estimator), each at its place.
+func ruleCosts(crds []catalog.InputCRD) []placedRule {
 	var out []placedRule
 	for _, c := range crds {
 		est, err := cost.Estimate(c.CustomResourceDefinition)

@@ -183,7 +183,7 @@ func (d *diagnoser) diagnostics(ctx context.Context, doc *document) []protocol.D
 	d.told = ""
 	diags := toDiagnostics(doc.textLines(), results)
 	if len(crds) > 0 {
-		diags = append(diags, costDiagnostics(doc.textLines(), ruleCosts(doc.path, doc.text), d.s.current().CostWarning)...)
+		diags = append(diags, costDiagnostics(doc.textLines(), ruleCosts(p.InputCRDs()), d.s.current().CostWarning)...)
 	}
 	return diags
 }

@@ -288,7 +288,7 @@ func (s *Server) valuesFor(c cursor, crd *apiextensionsv1.CustomResourceDefiniti
 
 // ruleHover is the cost of the CEL rule of a CRD at row, if there is one.
 func ruleHover(doc *document, lines []string, row int) *protocol.Hover {
-	for _, r := range ruleCosts(doc.path, doc.text) {
+	for _, r := range textRuleCosts(doc.path, doc.text) {
 		if r.line != row+1 {
 			continue
 		}

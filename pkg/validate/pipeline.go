@@ -15,6 +15,7 @@ import (
 // wherever it stands, as kubectl apply would create the CRD first.
 type Pipeline struct {
 	input   Input
+	placed  []catalog.InputCRD
 	crds    []*catalog.CRD
 	catalog *catalog.Catalog
 }
@@ -23,19 +24,28 @@ type Pipeline struct {
 // a long-lived front end checks every input over the same one. Two
 // different CRDs of the input for one kind are an error.
 func NewPipeline(cat *catalog.Catalog, input Input) (*Pipeline, error) {
-	crds, err := inputCRDs(input)
+	placed, err := inputCRDs(input)
 	if err != nil {
 		return nil, err
+	}
+	crds := make([]*catalog.CRD, len(placed))
+	for i, c := range placed {
+		crds[i] = c.CRD
 	}
 	withInput, err := cat.WithInput(crds...)
 	if err != nil {
 		return nil, err
 	}
-	return &Pipeline{input: input, crds: crds, catalog: withInput}, nil
+	return &Pipeline{input: input, placed: placed, crds: crds, catalog: withInput}, nil
 }
 
 // CRDs are the input's own CRDs, in input order.
 func (p *Pipeline) CRDs() []*catalog.CRD { return p.crds }
+
+// InputCRDs are the input's own CRDs with the documents they were decoded
+// from (their places), in input order: what the language server places
+// their rules' costs with, without reading the text again.
+func (p *Pipeline) InputCRDs() []catalog.InputCRD { return p.placed }
 
 // Catalog is the input's CRDs before the catalog's: where the input's
 // objects find their CRD.
@@ -54,13 +64,11 @@ func (p *Pipeline) Check(ctx context.Context, opts Options) (Report, error) {
 // only the documents that mention the kind (they are read again when they
 // are checked). A CRD that does not decode is left out: its own result
 // says why.
-func inputCRDs(input Input) ([]*catalog.CRD, error) {
-	var crds []*catalog.CRD
+func inputCRDs(input Input) ([]catalog.InputCRD, error) {
+	var crds []catalog.InputCRD
 	err := eachMentioning(input, "CustomResourceDefinition", func(chunk manifest.Chunk) bool {
 		found, _, _ := catalog.Split(chunk.Decode())
-		for _, c := range found {
-			crds = append(crds, c.CRD)
-		}
+		crds = append(crds, found...)
 		return true
 	})
 	return crds, err
