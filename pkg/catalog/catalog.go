@@ -250,6 +250,28 @@ func (c *Catalog) List(ctx context.Context) ([]*CRD, error) {
 	return c.source.List(ctx)
 }
 
+// ListWithInput returns the input's CRDs and the source's (none when
+// there is no source), the input's where both define a kind: every CRD an
+// object of the run may meet.
+func (c *Catalog) ListWithInput(ctx context.Context) ([]*CRD, error) {
+	var out []*CRD
+	if c.source != nil || c.sourceErr != nil {
+		listed, err := c.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, crd := range listed {
+			if c.input[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] == nil {
+				out = append(out, crd)
+			}
+		}
+	}
+	for _, crd := range c.input {
+		out = append(out, crd)
+	}
+	return out, nil
+}
+
 // ListWhere returns the CRDs of the source keep says yes to (see
 // Source.ListWhere): what a command that needs a few CRDs picked by
 // their names pays, instead of decoding every CRD of a directory.

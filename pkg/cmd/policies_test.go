@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,5 +113,67 @@ func TestBindingOfNoPolicy(t *testing.T) {
 	want := `Warning: ValidatingAdmissionPolicyBinding "b" binds ValidatingAdmissionPolicy "crontab-limitz", which is not given: it does nothing`
 	if strings.Count(errOut.String(), want) != 1 {
 		t.Errorf("stderr:\n%s\nwant once: %s", errOut, want)
+	}
+}
+
+// TestMutationsNamePolicies: -o json names each mutating policy that
+// changed the object with its part of the patch; a policy that matched
+// and changed nothing is not named; a policy reinvoked after a later
+// change is named again with what it changed then.
+func TestMutationsNamePolicies(t *testing.T) {
+	dir := t.TempDir()
+	object := filepath.Join(dir, "cm.yaml")
+	if err := os.WriteFile(object, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default, labels: {app: a}}\ndata: {x: '1'}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	policy := func(name, patch string) string {
+		return "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicy\nmetadata: {name: " + name + "}\nspec:\n" +
+			"  matchConstraints:\n    resourceRules:\n    - {apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}\n" +
+			"  reinvocationPolicy: IfNeeded\n  mutations:\n  - patchType: JSONPatch\n    jsonPatch:\n      expression: '" + patch + "'\n---\n" +
+			"apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicyBinding\nmetadata: {name: " + name + "}\nspec: {policyName: " + name + "}\n---\n"
+	}
+	set := filepath.Join(dir, "policies.yaml")
+	content := policy("team", `[JSONPatch{op: "add", path: "/metadata/labels/team", value: "blue"}]`) +
+		policy("stamp", `[JSONPatch{op: "add", path: "/data/stamp", value: "team" in object.metadata.labels ? object.metadata.labels.team : "none"}]`) +
+		policy("same", `[JSONPatch{op: "replace", path: "/metadata/labels/app", value: "a"}]`)
+	if err := os.WriteFile(set, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, out, _ := testFactory(t)
+	if err := execute(f, "validate", "--offline", "-f", object, "--policies", set, "-o", "json"); err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		Results []struct {
+			Mutation  json.RawMessage
+			Mutations []struct {
+				Policy string
+				Patch  json.RawMessage
+			}
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &report); err != nil || len(report.Results) != 1 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	got := report.Results[0]
+	compact := func(js json.RawMessage) string {
+		var b bytes.Buffer
+		if err := json.Compact(&b, js); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if compact(got.Mutation) != `{"data":{"stamp":"blue"},"metadata":{"labels":{"team":"blue"}}}` {
+		t.Errorf("mutation %s", got.Mutation)
+	}
+	var named []string
+	for _, m := range got.Mutations {
+		named = append(named, m.Policy+" "+compact(m.Patch))
+	}
+	// stamp runs first (by name) and finds no team; team's change has
+	// stamp run again (IfNeeded), as the server reinvokes it.
+	want := []string{`stamp {"data":{"stamp":"none"}}`, `team {"metadata":{"labels":{"team":"blue"}}}`, `stamp {"data":{"stamp":"blue"}}`}
+	if strings.Join(named, "\n") != strings.Join(want, "\n") {
+		t.Errorf("mutations:\n%s\nwant:\n%s", strings.Join(named, "\n"), strings.Join(want, "\n"))
 	}
 }

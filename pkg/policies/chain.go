@@ -44,6 +44,11 @@ type Chain struct {
 	mutates bool
 	user    user.Info
 	stop    chan struct{}
+	// set and world are what the chain was started with; parts are the
+	// chains of one mutating policy each that attribute a mutation.
+	set   *Set
+	world World
+	parts alone
 }
 
 // readyWithin bounds the wait for the plugins' informers to list the
@@ -59,7 +64,7 @@ func Start(set *Set, w World) (*Chain, error) {
 	schemas := &pathsSeen{Client: w.Schemas, seen: make(chan struct{})}
 	kube := &withSchemas{Clientset: typed, schemas: schemas}
 	factory := informers.NewSharedInformerFactory(kube, 0)
-	c := &Chain{user: w.User, stop: make(chan struct{})}
+	c := &Chain{user: w.User, stop: make(chan struct{}), set: set, world: w}
 	if c.validating, err = validating.NewPlugin(nil); err != nil {
 		return nil, err
 	}
@@ -150,6 +155,11 @@ func (c *Chain) Close() {
 	if c == nil {
 		return
 	}
+	c.parts.mu.Lock()
+	for _, one := range c.parts.chains {
+		one.Close()
+	}
+	c.parts.mu.Unlock()
 	select {
 	case <-c.stop:
 	default:

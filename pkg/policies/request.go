@@ -43,6 +43,9 @@ type Admitted struct {
 	// Mutation is the JSON merge patch (RFC 7386) the mutating policies
 	// made of the object, at the request's version (nil: none).
 	Mutation []byte
+	// Changes name the mutating policies that made Mutation, each with
+	// its part (nil when their order decides it: see attribute).
+	Changes []Change
 }
 
 // Run answers r as the server's admission does around check, the
@@ -64,6 +67,7 @@ func (c *Chain) Run(ctx context.Context, r Request, check func() error) (Admitte
 		}
 		if changed {
 			out.Mutation = mergePatch(versioned(r, before), versioned(r, r.Object))
+			out.Changes = c.attribute(ctx, r, before)
 		}
 	}
 	if err := check(); err != nil {

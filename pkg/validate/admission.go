@@ -118,7 +118,7 @@ func (e *Environment) StartAdmission(ctx context.Context, cat *catalog.Catalog, 
 		User:     u,
 	}
 	if len(set.Mutating) > 0 {
-		crds, err := cat.List(ctx)
+		crds, err := cat.ListWithInput(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -329,6 +329,7 @@ func (res *ObjectResult) report(d *manifest.Document, out Result, opts Options) 
 	res.Audit = out.Admitted.Audit
 	if out.Admitted.Mutation != nil {
 		res.Mutation = json.RawMessage(out.Admitted.Mutation)
+		res.Mutations = out.Admitted.Changes
 	}
 	for _, w := range out.Warnings {
 		p := Problem{Field: warningField(w), Type: "Warning", Message: w}

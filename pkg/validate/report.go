@@ -59,6 +59,8 @@ type ObjectResult struct {
 	// Mutation is the JSON merge patch the mutating admission policies
 	// made of the object.
 	Mutation json.RawMessage `json:"mutation,omitempty"`
+	// Mutations name the policies that made Mutation, each with its part.
+	Mutations []policies.Change `json:"mutations,omitempty"`
 	// Object is the valid object as the server would store it (with
 	// Options.Keep).
 	Object map[string]any `json:"-"`
