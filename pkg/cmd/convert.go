@@ -157,16 +157,22 @@ func (o *ConvertOptions) convert(ctx context.Context) error {
 	if err != nil {
 		return &factory.FlagError{Flag: "-f", Err: err}
 	}
+	// Every document is held to be converted: read each file once, and
+	// decode each document once (the pipeline keeps what its first walk
+	// decoded for an input in memory).
+	if err := input.Load(); err != nil {
+		return &factory.FlagError{Flag: "-f", Err: err}
+	}
 	p, err := validate.NewPipeline(o.run.Catalog, input)
 	if err != nil {
 		return &factory.FlagError{Flag: "-f", Err: err}
 	}
-	docs, err := input.Read()
+	objects, err := p.Objects()
 	if err != nil {
 		return &factory.FlagError{Flag: "-f", Err: err}
 	}
 	o.run.Catalog = p.Catalog()
-	return o.run.Files(ctx, docs, o.RoundTrip)
+	return o.run.Files(ctx, objects, o.RoundTrip)
 }
 
 // check reads the stored objects of the TYPE (or its NAMEs) at every

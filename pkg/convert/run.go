@@ -123,13 +123,10 @@ func (r *Conversion) targetVersion(crd *apiextensionsv1.CustomResourceDefinition
 	return version, nil
 }
 
-// Files converts the objects of an input, or round-trips them; Catalog
-// holds the input's own CRDs (validate.NewPipeline puts them there).
-func (r *Conversion) Files(ctx context.Context, docs []manifest.Document, roundTrip bool) error {
-	_, objects, err := catalog.Split(docs)
-	if err != nil {
-		return err
-	}
+// Files converts the objects of an input (its documents but its CRDs),
+// or round-trips them; Catalog holds the input's own CRDs
+// (validate.NewPipeline puts them there).
+func (r *Conversion) Files(ctx context.Context, objects []*manifest.Document, roundTrip bool) error {
 	if len(objects) == 0 {
 		return errors.New("no objects to convert in the input")
 	}

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,11 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"go.lsp.dev/protocol"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // diagnoser checks the open documents that changed, one at a time, on a
@@ -204,85 +201,6 @@ func (d *diagnoser) unchecked(err error) []protocol.Diagnostic {
 	}
 	return []protocol.Diagnostic{{Severity: protocol.DiagnosticSeverityWarning, Source: source, Message: msg,
 		Range: protocol.Range{End: protocol.Position{Line: 0, Character: 0}}}}
-}
-
-// documentCache is the cache of a document with CRDs in it: the same as
-// long as they are, a new one when they change.
-func (s *Server) documentCache(doc *document, crds []*catalog.CRD) *validate.Cache {
-	var key bytes.Buffer
-	kinds := map[schema.GroupKind]*catalog.CRD{}
-	for _, c := range crds {
-		spec, _ := c.CustomResourceDefinition.Spec.Marshal()
-		key.Write(spec)
-		kinds[schema.GroupKind{Group: c.Spec.Group, Kind: c.Spec.Names.Kind}] = c
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cur := s.docs[doc.uri]
-	if cur == nil {
-		cur = doc
-	}
-	if cur.cache == nil || cur.cacheFor != key.String() {
-		cur.cache, cur.cacheFor = validate.NewCache(), key.String()
-	}
-	cur.crds = kinds
-	return cur.cache
-}
-
-// current is the settings now, with absolute paths: configure may change
-// them on another goroutine, under the lock.
-func (s *Server) current() Settings {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.settings.absolute(s.root)
-}
-
-// crdFilesChanged tells whether the environment's CRD files changed on
-// disk; the environment is then made again when next needed.
-func (s *Server) crdFilesChanged() bool {
-	s.mu.Lock()
-	settings := s.settings.absolute(s.root)
-	env := s.env
-	s.mu.Unlock()
-	if env == nil || !env.stale(settings.CRDs) {
-		return false
-	}
-	s.mu.Lock()
-	if s.env == env {
-		s.env = nil
-	}
-	s.mu.Unlock()
-	return true
-}
-
-// environment is the environment of the checks, made when first needed
-// and again when the settings or the CRD files change.
-func (s *Server) environment() (*environment, error) {
-	s.mu.Lock()
-	settings := s.settings.absolute(s.root)
-	env := s.env
-	s.mu.Unlock()
-	if env != nil && !env.stale(settings.CRDs) {
-		return env, nil
-	}
-	if s.opts.Setup == nil {
-		return nil, fmt.Errorf("no setup")
-	}
-	e, err := s.opts.Setup(settings)
-	if err != nil {
-		return nil, err
-	}
-	env = newEnvironment(e, settings.CRDs)
-	s.mu.Lock()
-	old := s.env
-	s.env = env
-	s.mu.Unlock()
-	if old != nil {
-		// Its admission plugins stop; a check still using them answers
-		// from what they had.
-		old.Options.Admission.Close()
-	}
-	return env, nil
 }
 
 // aboutKey tells whether a problem of type typ is about a key, not its

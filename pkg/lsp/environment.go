@@ -1,10 +1,9 @@
 package lsp
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -14,70 +13,6 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// Settings are what the client may set (initializationOptions, or
-// workspace/didChangeConfiguration, either as they are or under
-// "kubectl-crd"): where CRDs come from.
-type Settings struct {
-	// CRDs are files and directories of CRDs (relative to the workspace
-	// folder); none: the cluster's.
-	CRDs []string `json:"crds,omitempty"`
-	// Offline: no cluster at all (CRDs from CRDs and the documents only).
-	Offline bool `json:"offline,omitempty"`
-	// Context is the kubeconfig context of the cluster ("": the current).
-	Context string `json:"context,omitempty"`
-	// Policies are files and directories of admission policies, their
-	// bindings, params and namespaces (relative to the workspace folder):
-	// documents are checked through them, as validate --policies does.
-	Policies []string `json:"policies,omitempty"`
-	// CostWarning is the share of a CEL cost limit (per rule, or per
-	// CRD) at which a rule gets an information diagnostic, in percent
-	// (0: 50; negative: never).
-	CostWarning int `json:"costWarning,omitempty"`
-}
-
-// merge takes the settings raw gives (nil: none) over s's.
-func (s *Settings) merge(raw any) error {
-	if raw == nil {
-		return nil
-	}
-	data, err := json.Marshal(raw)
-	if err != nil {
-		return err
-	}
-	var nested map[string]json.RawMessage
-	if json.Unmarshal(data, &nested) == nil {
-		if inner, ok := nested["kubectl-crd"]; ok {
-			data = inner
-		}
-	}
-	var next struct {
-		CRDs        *[]string `json:"crds"`
-		Offline     *bool     `json:"offline"`
-		Context     *string   `json:"context"`
-		CostWarning *int      `json:"costWarning"`
-		Policies    *[]string `json:"policies"`
-	}
-	if err := json.Unmarshal(data, &next); err != nil {
-		return fmt.Errorf("settings: %w", err)
-	}
-	if next.CRDs != nil {
-		s.CRDs = *next.CRDs
-	}
-	if next.Offline != nil {
-		s.Offline = *next.Offline
-	}
-	if next.Context != nil {
-		s.Context = *next.Context
-	}
-	if next.CostWarning != nil {
-		s.CostWarning = *next.CostWarning
-	}
-	if next.Policies != nil {
-		s.Policies = *next.Policies
-	}
-	return nil
-}
 
 // Setup makes the validate.Environment of the settings (with CRD paths made
 // absolute). It does not contact a cluster: the catalog asks it when a
@@ -103,6 +38,85 @@ func newEnvironment(e *validate.Environment, crdPaths []string) *environment {
 	env.files = stamps(crdPaths)
 	env.checked = time.Now()
 	return env
+}
+
+// documentCache is the cache of a document with CRDs in it: the same as
+// long as they are, a new one when they change.
+func (s *Server) documentCache(doc *document, crds []*catalog.CRD) *validate.Cache {
+	var key bytes.Buffer
+	kinds := map[schema.GroupKind]*catalog.CRD{}
+	for _, c := range crds {
+		spec, _ := c.CustomResourceDefinition.Spec.Marshal()
+		key.Write(spec)
+		kinds[schema.GroupKind{Group: c.Spec.Group, Kind: c.Spec.Names.Kind}] = c
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.docs[doc.uri]
+	if cur == nil {
+		cur = doc
+	}
+	if cur.cache == nil || cur.cacheFor != key.String() {
+		cur.cache, cur.cacheFor = validate.NewCache(), key.String()
+	}
+	cur.crds = kinds
+	return cur.cache
+}
+
+// current is the settings now, with absolute paths: configure may change
+// them on another goroutine, under the lock.
+func (s *Server) current() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings.absolute(s.root)
+}
+
+// crdFilesChanged tells whether the environment's CRD files changed on
+// disk; the environment is then made again when next needed.
+func (s *Server) crdFilesChanged() bool {
+	s.mu.Lock()
+	settings := s.settings.absolute(s.root)
+	env := s.env
+	s.mu.Unlock()
+	if env == nil || !env.stale(settings.CRDs) {
+		return false
+	}
+	s.mu.Lock()
+	if s.env == env {
+		s.env = nil
+	}
+	s.mu.Unlock()
+	return true
+}
+
+// environment is the environment of the checks, made when first needed
+// and again when the settings or the CRD files change.
+func (s *Server) environment() (*environment, error) {
+	s.mu.Lock()
+	settings := s.settings.absolute(s.root)
+	env := s.env
+	s.mu.Unlock()
+	if env != nil && !env.stale(settings.CRDs) {
+		return env, nil
+	}
+	if s.opts.Setup == nil {
+		return nil, fmt.Errorf("no setup")
+	}
+	e, err := s.opts.Setup(settings)
+	if err != nil {
+		return nil, err
+	}
+	env = newEnvironment(e, settings.CRDs)
+	s.mu.Lock()
+	old := s.env
+	s.env = env
+	s.mu.Unlock()
+	if old != nil {
+		// Its admission plugins stop; a check still using them answers
+		// from what they had.
+		old.Options.Admission.Close()
+	}
+	return env, nil
 }
 
 // stamps are the modification times of the files of paths (a path that
@@ -164,25 +178,6 @@ func (e *environment) all() []*apiextensionsv1.CustomResourceDefinition {
 	out := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(e.known))
 	for _, c := range e.known {
 		out = append(out, c.CustomResourceDefinition)
-	}
-	return out
-}
-
-// absolute makes the settings' paths absolute, from root.
-func (s Settings) absolute(root string) Settings {
-	out := s
-	out.CRDs, out.Policies = inRoot(s.CRDs, root), inRoot(s.Policies, root)
-	return out
-}
-
-// inRoot makes the relative paths of paths relative to root.
-func inRoot(paths []string, root string) []string {
-	var out []string
-	for _, p := range paths {
-		if !filepath.IsAbs(p) && p != "-" && root != "" {
-			p = filepath.Join(root, p)
-		}
-		out = append(out, p)
 	}
 	return out
 }

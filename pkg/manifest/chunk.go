@@ -15,6 +15,27 @@ type Chunk struct {
 	// err: the stream breaks off here (a JSON syntax error); nothing
 	// after it can be read.
 	err *Error
+	// decoded are its documents, when an earlier walk decoded it and
+	// handed them on (WithDocuments).
+	decoded    []Document
+	hasDecoded bool
+}
+
+// Place is where the chunk starts: its file's name, line and column.
+// Walks over one input give the same chunk the same place.
+func (c *Chunk) Place() Place { return Place{c.name, c.line, c.column} }
+
+// Place is where a chunk starts.
+type Place struct {
+	Name         string
+	Line, Column int
+}
+
+// WithDocuments is the chunk with docs, the documents its Decode gave in
+// an earlier walk: Decode returns them, not decoding again.
+func (c Chunk) WithDocuments(docs []Document) Chunk {
+	c.decoded, c.hasDecoded = docs, true
+	return c
 }
 
 // Split finds the documents of data: YAML documents, or a stream of JSON
@@ -38,6 +59,9 @@ func (c *Chunk) Mentions(s string) bool {
 // Decode decodes the chunk: no document for an empty one, a List's items,
 // or one Document with Err when it cannot be decoded.
 func (c *Chunk) Decode() []Document {
+	if c.hasDecoded {
+		return c.decoded
+	}
 	if c.err != nil {
 		return []Document{failed(c.err)}
 	}

@@ -50,6 +50,40 @@ func InputOf(name string, data []byte) *Input {
 	return &Input{sources: []*source{{name: name, data: data, kept: true}}}
 }
 
+// InMemory tells whether the input's whole text is held in memory (text
+// given as it is, or standard input after a first walk): keeping what a
+// walk decoded then costs no more than the text does.
+func (in *Input) InMemory() bool {
+	for _, s := range in.sources {
+		if !s.kept {
+			return false
+		}
+	}
+	return true
+}
+
+// Load reads the text of every file of the input into memory now: for a
+// reader that holds every document anyway, each file is then read once
+// and a walk's documents may be kept for the next (see InMemory).
+func (in *Input) Load() error {
+	for _, s := range in.sources {
+		if s.kept {
+			continue
+		}
+		file, err := os.Open(s.name)
+		if err != nil {
+			return &Error{File: s.name, Msg: describeFSError(err), Unopened: true}
+		}
+		data, err := io.ReadAll(file)
+		file.Close()
+		if err != nil {
+			return &Error{File: s.name, Msg: describeFSError(err)}
+		}
+		s.data, s.kept = data, true
+	}
+	return nil
+}
+
 // Each passes f every chunk of the input in order, until f returns false.
 // A YAML file is read a document at a time, each passed on when read; a
 // JSON stream is read whole (where a value ends is known only by reading

@@ -18,13 +18,18 @@ type Pipeline struct {
 	placed  []catalog.InputCRD
 	crds    []*catalog.CRD
 	catalog *catalog.Catalog
+	// decoded are the documents of the first walk's chunks, kept for the
+	// check when the input is held in memory (see inputCRDs).
+	decoded map[manifest.Place][]manifest.Document
+	// crdErr: the first CRD of the input that does not decode.
+	crdErr error
 }
 
 // NewPipeline puts input together with cat. cat itself is not changed:
 // a long-lived front end checks every input over the same one. Two
 // different CRDs of the input for one kind are an error.
 func NewPipeline(cat *catalog.Catalog, input Input) (*Pipeline, error) {
-	placed, err := inputCRDs(input)
+	placed, decoded, crdErr, err := inputCRDs(input)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +41,7 @@ func NewPipeline(cat *catalog.Catalog, input Input) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pipeline{input: input, placed: placed, crds: crds, catalog: withInput}, nil
+	return &Pipeline{input: input, placed: placed, crds: crds, catalog: withInput, decoded: decoded, crdErr: crdErr}, nil
 }
 
 // CRDs are the input's own CRDs, in input order.
@@ -57,21 +62,87 @@ func (p *Pipeline) Check(ctx context.Context, opts Options) (Report, error) {
 	if opts.Found != nil {
 		kinds = observed{Kinds: p.catalog, found: opts.Found}
 	}
-	return Documents(ctx, p.input, kinds, opts)
+	return Documents(ctx, p.walked(), kinds, opts)
+}
+
+// Objects are the input's documents that are not CRDs, in input order:
+// what convert reads. A document that cannot be read is the error, as is
+// then a CRD of the input that does not decode.
+func (p *Pipeline) Objects() ([]*manifest.Document, error) {
+	var objects []*manifest.Document
+	var bad error
+	err := p.walked().Each(func(c manifest.Chunk) bool {
+		for _, d := range c.Decode() {
+			switch {
+			case d.Err != nil:
+				bad = d.Err
+				return false
+			case !catalog.IsCRD(d.TypeMeta()):
+				objects = append(objects, &d)
+			}
+		}
+		return true
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case bad != nil:
+		return nil, bad
+	case p.crdErr != nil:
+		return nil, p.crdErr
+	}
+	return objects, nil
+}
+
+// walked is the input for a walk after the first: with the documents the
+// first decoded, where kept.
+func (p *Pipeline) walked() Input {
+	if len(p.decoded) > 0 {
+		return withDecoded{p.input, p.decoded}
+	}
+	return p.input
+}
+
+// withDecoded is an input whose chunks a first walk decoded come with
+// their documents.
+type withDecoded struct {
+	Input
+	docs map[manifest.Place][]manifest.Document
+}
+
+func (in withDecoded) Each(f func(manifest.Chunk) bool) error {
+	return in.Input.Each(func(c manifest.Chunk) bool {
+		if docs, ok := in.docs[c.Place()]; ok {
+			c = c.WithDocuments(docs)
+		}
+		return f(c)
+	})
 }
 
 // inputCRDs decodes the CRDs of the input: a walk that reads and decodes
-// only the documents that mention the kind (they are read again when they
-// are checked). A CRD that does not decode is left out: its own result
-// says why.
-func inputCRDs(input Input) ([]catalog.InputCRD, error) {
-	var crds []catalog.InputCRD
-	err := eachMentioning(input, "CustomResourceDefinition", func(chunk manifest.Chunk) bool {
-		found, _, _ := catalog.Split(chunk.Decode())
+// only the documents that mention the kind. A CRD that does not decode is
+// left out: its own result says why. When the input is held in memory
+// (the editor's text, standard input), the documents decoded are
+// returned too, and the check takes them instead of decoding them again;
+// from files they are read again when checked (keeping them would hold
+// every CRD of a directory's files at once).
+func inputCRDs(input Input) (crds []catalog.InputCRD, decoded map[manifest.Place][]manifest.Document, crdErr, err error) {
+	if in, ok := input.(interface{ InMemory() bool }); ok && in.InMemory() {
+		decoded = map[manifest.Place][]manifest.Document{}
+	}
+	err = eachMentioning(input, "CustomResourceDefinition", func(chunk manifest.Chunk) bool {
+		docs := chunk.Decode()
+		found, _, bad := catalog.Split(docs)
 		crds = append(crds, found...)
+		if crdErr == nil {
+			crdErr = bad
+		}
+		if decoded != nil {
+			decoded[chunk.Place()] = docs
+		}
 		return true
 	})
-	return crds, err
+	return crds, decoded, crdErr, err
 }
 
 // observed is Kinds that tells found of each CRD a kind is found in.

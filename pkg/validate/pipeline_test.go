@@ -2,6 +2,8 @@ package validate
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,5 +70,52 @@ func TestPipelineTwoCRDsForOneKind(t *testing.T) {
 	_, err := NewPipeline(cronTabs(t).(*catalog.Catalog), manifest.InputOf("in.yaml", []byte(widgetCRD+"---\n"+other)))
 	if err == nil || !strings.Contains(err.Error(), "two different CustomResourceDefinitions for kind Widget.pipeline.example.com") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestPipelineDecodesCRDsOnce: with the input in memory, the check takes
+// the documents the first walk decoded (a document changed between the
+// two walks shows in the check), and an input of files is read again.
+func TestPipelineDecodesCRDsOnce(t *testing.T) {
+	cat := cronTabs(t).(*catalog.Catalog)
+	// A CRD document whose name does not match its spec: the check says so.
+	broken := strings.Replace(widgetCRD, "name: widgets.pipeline.example.com", "name: gadgets.pipeline.example.com", 1)
+	check := func(input Input, swap bool) []string {
+		p, err := NewPipeline(cat, input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if swap {
+			docs, err := manifest.InputOf("in.yaml", []byte(broken)).Read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for place := range p.decoded {
+				p.decoded[place] = docs
+			}
+		}
+		r, err := p.Check(context.Background(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return where(r)
+	}
+	if got := check(manifest.InputOf("in.yaml", []byte(widgetCRD)), false); len(got) != 0 {
+		t.Fatalf("the CRD: %v", got)
+	}
+	if got := check(manifest.InputOf("in.yaml", []byte(widgetCRD)), true); len(got) == 0 {
+		t.Errorf("in memory, the check decoded the CRD again: the document the first walk kept was not used")
+	}
+	file := filepath.Join(t.TempDir(), "in.yaml")
+	if err := os.WriteFile(file, []byte(widgetCRD), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := manifest.OpenPaths([]string{file}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPipeline(cat, in)
+	if err != nil || p.decoded != nil {
+		t.Errorf("from a file the first walk's documents are kept: %v, %v", p.decoded, err)
 	}
 }
