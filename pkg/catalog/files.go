@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -93,6 +94,10 @@ type Files struct {
 	crds      []*fileCRD // sorted by name
 	byName    map[string]*fileCRD
 	discovery *memoryDiscovery
+	// variants are the other files of a CRD generated per feature set
+	// (see FeatureSetAnnotation); byName has the Default one, else the
+	// first read.
+	variants map[string][]*fileCRD
 }
 
 // fileCRD is one CRD document: its outline, and how to decode the whole
@@ -225,7 +230,21 @@ func NewFiles(crds []*CRD) (*Files, error) {
 func (f *Files) add(fc *fileCRD) error {
 	name := fc.outline.Name
 	if first, dup := f.byName[name]; dup {
-		return fmt.Errorf("CustomResourceDefinition %q is defined twice: at %s and at %s", name, first.origin, fc.origin)
+		for _, other := range append([]*fileCRD{first}, f.variants[name]...) {
+			if !variantOf(other.outline, fc.outline) {
+				return fmt.Errorf("CustomResourceDefinition %q is defined twice: at %s and at %s", name, other.origin, fc.origin)
+			}
+		}
+		if f.variants == nil {
+			f.variants = map[string][]*fileCRD{}
+		}
+		if preferVariant(first.outline, fc.outline) {
+			f.byName[name] = fc
+			f.crds[slices.Index(f.crds, first)] = fc
+			fc = first
+		}
+		f.variants[name] = append(f.variants[name], fc)
+		return nil
 	}
 	f.byName[name] = fc
 	f.crds = append(f.crds, fc)
@@ -267,12 +286,14 @@ func newFileCRD(d *manifest.Document) (*fileCRD, error) {
 }
 
 // Outline is what resolving names and versions and listing CRDs need of
-// a CRD: its name, labels and creation time, group, names, scope,
+// a CRD: its name, labels, feature-set annotations and creation time,
+// group, names, scope,
 // versions (with their subresources), conversion and status, without the
 // schemas and without the rest of its metadata.
 func Outline(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
 	o := &apiextensionsv1.CustomResourceDefinition{}
 	o.Name, o.Labels, o.CreationTimestamp = crd.Name, crd.Labels, crd.CreationTimestamp
+	o.Annotations = releaseAnnotations(crd.Annotations)
 	o.Spec.Group, o.Spec.Names, o.Spec.Scope, o.Spec.Conversion = crd.Spec.Group, crd.Spec.Names, crd.Spec.Scope, crd.Spec.Conversion
 	o.Status = crd.Status
 	for _, v := range crd.Spec.Versions {
@@ -289,6 +310,7 @@ type outline struct {
 	Metadata struct {
 		Name              string            `json:"name"`
 		Labels            map[string]string `json:"labels"`
+		Annotations       map[string]string `json:"annotations"`
 		CreationTimestamp metav1.Time       `json:"creationTimestamp"`
 	} `json:"metadata"`
 	Spec struct {
@@ -311,6 +333,7 @@ type outline struct {
 func (o *outline) crd() *apiextensionsv1.CustomResourceDefinition {
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	crd.Name, crd.Labels, crd.CreationTimestamp = o.Metadata.Name, o.Metadata.Labels, o.Metadata.CreationTimestamp
+	crd.Annotations = releaseAnnotations(o.Metadata.Annotations)
 	crd.Spec.Group, crd.Spec.Names, crd.Spec.Scope, crd.Spec.Conversion = o.Spec.Group, o.Spec.Names, o.Spec.Scope, o.Spec.Conversion
 	crd.Status = o.Status
 	for _, v := range o.Spec.Versions {

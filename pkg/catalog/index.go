@@ -50,7 +50,7 @@ func NewIndex(dir string) *Index {
 // indexMagic names the entries' format. Its number changes with what an
 // entry holds (the fields an Outline keeps, their encoding), so that no
 // run reads an entry another version of kubectl crd wrote.
-const indexMagic = "kubectl-crd CRD index 2\n"
+const indexMagic = "kubectl-crd CRD index 3\n"
 
 // indexHeader is the JSON at the start of an entry; the outlines follow
 // it, then the CRDs.

@@ -24,6 +24,9 @@ type TestOptions struct {
 	Output   string
 	Match    string
 	Policies []string
+	// FeatureGates are paths of FeatureGate objects (openshift/api's
+	// payload-manifests/featuregates).
+	FeatureGates []string
 
 	paths  []string
 	src    manifest.Sources
@@ -47,6 +50,8 @@ object (defaults, pruning, schema, CEL rules with oldSelf, ratcheting,
 metadata, the status subresource), its error the one the server returns.
 PATH is a suite file, or a directory of them (every YAML document with
 tests:), or - for standard input. CRDs come from --crds or the cluster.
+A CRD with a file per feature set (openshift/api's) is taken from the file
+the suite's featureGates call for (--feature-gates; see docs/test.md).
 
 Exit status: 0 when every case passes, 1 when one fails, 2 when a suite
 or a case cannot run (no such CRD, an initial object that is not YAML).`,
@@ -57,6 +62,7 @@ or a case cannot run (no such CRD, an initial object that is not YAML).`,
 	}
 	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(crdtest.Formats, ", ")+".")
 	c.Flags().StringArrayVar(&o.Policies, "policies", nil, "Files, directories, URLs or git:REV:PATH of admission policies, their bindings, params and namespaces: each create and update is answered through them (expectedError can match a denial).")
+	c.Flags().StringArrayVar(&o.FeatureGates, "feature-gates", nil, "Files or directories of FeatureGate objects (openshift/api's payload-manifests/featuregates): which feature set enables which gate, for suites whose CRD has a file per feature set.")
 	c.Flags().StringVar(&o.Match, "run", "", "Run only the cases whose SUITE/CASE name matches this regular expression.")
 	_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(crdtest.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -122,6 +128,11 @@ func (o *TestOptions) Run(ctx context.Context) error {
 	suites, err := crdtest.Read(o.paths, o.src)
 	if err != nil {
 		return err
+	}
+	if len(o.FeatureGates) > 0 {
+		if o.runner.FeatureGates, err = crdtest.ReadFeatureGates(o.FeatureGates, o.src); err != nil {
+			return &factory.FlagError{Flag: "--feature-gates", Err: err}
+		}
 	}
 	if o.runner.Admission, err = o.admission(ctx); err != nil {
 		return err

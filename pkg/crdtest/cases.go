@@ -46,7 +46,7 @@ func (r *Runner) create(ctx context.Context, crd *apiextensionsv1.CustomResource
 // (defaulted at the storage version) and converted back (pkg/convert,
 // the server's own read path).
 func (r *Runner) readBack(crd *apiextensionsv1.CustomResourceDefinition, obj map[string]any) (map[string]any, error) {
-	c, err := r.converters.Get(crd.Name, func() (*convert.Converter, error) { return convert.New(crd, convert.Webhook{}) })
+	c, err := r.converters.Get(variantKey(crd), func() (*convert.Converter, error) { return convert.New(crd, convert.Webhook{}) })
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +227,7 @@ func (r *Runner) patched(ctx context.Context, crd *apiextensionsv1.CustomResourc
 	if err != nil {
 		return nil, &patchError{err}
 	}
-	return r.patchedCRDs.Get(crd.Name+" "+string(ops), func() (*apiextensionsv1.CustomResourceDefinition, error) {
+	return r.patchedCRDs.Get(variantKey(crd)+" "+string(ops), func() (*apiextensionsv1.CustomResourceDefinition, error) {
 		return patchedCRD(ctx, crd, patches)
 	})
 }

@@ -3,6 +3,7 @@ package crdtest
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
@@ -57,7 +58,18 @@ func Write(w io.Writer, format string, rep Report, suites []*Suite) error {
 		return writeJUnit(w, rep.Cases)
 	}
 	var b strings.Builder
-	if gated := featureGated(suites); len(gated) > 0 {
+	ranOn := variantsUsed(rep.Cases)
+	for _, v := range ranOn {
+		fmt.Fprintf(&b, "%s: suite %q ran against %s\n", v.file, v.suite, v.crd)
+	}
+	// The note is for suites that ran: one that could not says why.
+	ran := ranOn
+	for _, r := range rep.Cases {
+		if r.Kind == "" {
+			ran = append(ran, suiteVariant{file: r.File, suite: r.Suite})
+		}
+	}
+	if gated := featureGated(suites, ran); len(gated) > 0 {
 		fmt.Fprintf(&b, "note: the feature gates of %s are not set here: each suite runs against its CRD as given (its crd: file, or the CRD its crdName names in --crds or the cluster)\n", strings.Join(gated, ", "))
 	}
 	for _, r := range rep.Cases {
@@ -107,11 +119,33 @@ func Write(w io.Writer, format string, rep Report, suites []*Suite) error {
 	return err
 }
 
-// featureGated are the suite files whose suites name feature gates.
-func featureGated(suites []*Suite) []string {
+// suiteVariant is the file of its CRD a suite ran against, chosen by
+// its feature gates.
+type suiteVariant struct{ file, suite, crd string }
+
+// variantsUsed are the suites that ran against a file chosen among their
+// CRD's files per feature set, in the order of results.
+func variantsUsed(results []Result) []suiteVariant {
+	var out []suiteVariant
+	for _, r := range results {
+		v := suiteVariant{r.File, r.Suite, r.CRD}
+		if r.CRD != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// featureGated are the suite files whose suites name feature gates and
+// ran against their CRD as given: not a file chosen by the gates, nor
+// not at all (the suites of except).
+func featureGated(suites []*Suite, except []suiteVariant) []string {
 	var files []string
 	seen := map[string]bool{}
 	for _, s := range suites {
+		if slices.ContainsFunc(except, func(v suiteVariant) bool { return v.file == s.File && v.suite == s.Name }) {
+			continue
+		}
 		if len(s.FeatureGates) > 0 && !seen[s.File] {
 			seen[s.File] = true
 			files = append(files, s.File)
@@ -127,6 +161,9 @@ func writeJUnit(w io.Writer, results []Result) error {
 	for _, r := range results {
 		s := j.Suite(r.File)
 		c := report.Case{Name: r.Name, Classname: r.File + "/" + r.Kind}
+		if r.CRD != "" {
+			c.SystemOut = "ran against " + r.CRD
+		}
 		if r.Kind == "" {
 			c.Name, c.Classname = r.Suite, r.File
 		}

@@ -46,7 +46,10 @@ type Result struct {
 	Message string `json:"message,omitempty"`
 	// Diff is the stored object against the expected one, as a unified
 	// diff of their YAML, when they differ.
-	Diff     string        `json:"diff,omitempty"`
+	Diff string `json:"diff,omitempty"`
+	// CRD is the file the case ran against when its CRD has a file per
+	// feature set: "FILE:LINE (FEATURE-SETS)".
+	CRD      string        `json:"crd,omitempty"`
 	Duration time.Duration `json:"-"`
 }
 
@@ -61,6 +64,10 @@ type Runner struct {
 	// the format's runner talks to does: expectedError can match a
 	// denial.
 	Admission *policies.Chain
+	// FeatureGates say which feature set enables which gate: they pick
+	// the file of a CRD generated per feature set a suite with
+	// featureGates runs against.
+	FeatureGates FeatureGates
 
 	validators memo.Map[string, *validate.Validator] // by CRD name and version
 	installs   memo.Map[string, error]               // the server's refusal of a CRD, by name
@@ -77,6 +84,8 @@ type target struct {
 	crd *apiextensionsv1.CustomResourceDefinition
 	// version is the suite's version under test ("": the objects' own).
 	version string
+	// variant is the file chosen among a CRD's files per feature set.
+	variant string
 	err     error
 }
 
@@ -163,6 +172,18 @@ func (r *Runner) findCRD(ctx context.Context, s *Suite) target {
 	case crd == nil:
 		return target{err: &manifest.Error{File: s.File, Line: s.CRDLine, Msg: fmt.Sprintf("crdName: no CustomResourceDefinition %s%s", s.CRDName, r.closeNames(ctx, s.CRDName))}}
 	}
+	variants, err := r.Catalog.Variants(ctx, crd.Name)
+	if err != nil {
+		return target{err: &manifest.Error{File: s.File, Line: s.CRDLine, Msg: fmt.Sprintf("crdName %s: %v", s.CRDName, err)}}
+	}
+	if len(variants) > 1 {
+		chosen, err := chooseVariant(s, variants, r.FeatureGates)
+		if err != nil {
+			return target{err: &manifest.Error{File: s.File, Line: s.CRDLine, Msg: err.Error()}}
+		}
+		sets := strings.Join(catalog.FeatureSets(chosen.CustomResourceDefinition), ",")
+		return target{crd: chosen.CustomResourceDefinition, variant: chosen.Origin + " (" + sets + ")"}
+	}
 	return target{crd: crd.CustomResourceDefinition}
 }
 
@@ -193,7 +214,7 @@ func (r *Runner) jobs(s *Suite, t target) []job {
 		if r.Match != nil && !r.Match.MatchString(s.Name+"/"+name) {
 			return
 		}
-		out = append(out, job{Result: Result{File: s.File, Line: line, Suite: s.Name, Kind: kind, Name: name}, run0: run, t: t, r: r})
+		out = append(out, job{Result: Result{File: s.File, Line: line, Suite: s.Name, Kind: kind, Name: name, CRD: t.variant}, run0: run, t: t, r: r})
 	}
 	if t.err != nil {
 		// A suite that cannot run is one result, at the error's place
@@ -228,7 +249,7 @@ func (r *Runner) jobs(s *Suite, t target) []job {
 // refused is the server's refusal to create crd (nil: it creates it), at
 // the Kubernetes version answered as.
 func (r *Runner) refused(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) error {
-	err, _ := r.installs.Get(crd.Name, func() (error, error) {
+	err, _ := r.installs.Get(variantKey(crd), func() (error, error) {
 		doc, err := installable(crd)
 		if err != nil {
 			return err, nil
@@ -251,7 +272,7 @@ func installable(crd *apiextensionsv1.CustomResourceDefinition) ([]byte, error) 
 
 // validator is the validator of a version of crd, built once per CRD.
 func (r *Runner) validator(crd *apiextensionsv1.CustomResourceDefinition, version string) (*validate.Validator, error) {
-	return r.validators.Get(crd.Name+"/"+version, func() (*validate.Validator, error) {
+	return r.validators.Get(variantKey(crd)+"/"+version, func() (*validate.Validator, error) {
 		return newValidator(crd, version)
 	})
 }
@@ -263,6 +284,13 @@ func newValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 		return nil, fmt.Errorf("no matches for kind %q in version %q", crd.Spec.Names.Kind, crd.Spec.Group+"/"+version)
 	}
 	return validate.NewValidator(crd, version)
+}
+
+// variantKey names a CRD among the files of its name generated per
+// feature set (and cluster profile): what the runner's caches are keyed
+// by.
+func variantKey(crd *apiextensionsv1.CustomResourceDefinition) string {
+	return crd.Name + " " + crd.Annotations[catalog.FeatureSetAnnotation] + " " + strings.Join(catalog.Profiles(crd), ",")
 }
 
 // positioned is an error about a case's input at its line.

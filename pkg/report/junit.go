@@ -25,8 +25,8 @@ type Case struct {
 	// Failure: the case failed (the object is invalid, the expectation
 	// not met); Error: it could not be run; Skipped: it was not run.
 	Failure, Error, Skipped *Message
-	// SystemErr holds warnings.
-	SystemErr string
+	// SystemOut says what the case ran on; SystemErr holds warnings.
+	SystemOut, SystemErr string
 }
 
 // Message is a failure's, error's or skip's message, its type and text.
@@ -109,5 +109,6 @@ type junitCase struct {
 	Failure   *Message `xml:"failure,omitempty"`
 	Error     *Message `xml:"error,omitempty"`
 	Skipped   *Message `xml:"skipped,omitempty"`
+	SystemOut string   `xml:"system-out,omitempty"`
 	SystemErr string   `xml:"system-err,omitempty"`
 }
