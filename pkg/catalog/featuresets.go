@@ -100,4 +100,3 @@ func (c *Catalog) Variants(ctx context.Context, name string) ([]*CRD, error) {
 func preferVariant(a, b *apiextensionsv1.CustomResourceDefinition) bool {
 	return !slices.Contains(FeatureSets(a), "Default") && slices.Contains(FeatureSets(b), "Default")
 }
-
