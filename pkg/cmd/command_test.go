@@ -35,6 +35,7 @@ func TestEveryVerbCompletesValidatesRuns(t *testing.T) {
 		"completion": {[]string{"tcsh"}, []string{"bash"}},
 		"test":       {nil, []string{filepath.Join(examples, "tests")}},
 		"cost":       {[]string{"-o", "xml"}, []string{"crontabs"}},
+		"lint":       {[]string{"--check", "nope=error"}, []string{"crontabs"}},
 	}
 	noGood := map[string]bool{"migrate": true, "lsp": true}
 	root := newRootCommand(factory.New(genericiooptions.IOStreams{}))

@@ -82,6 +82,7 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		NewCmdSample(f),
 		NewCmdTest(f),
 		NewCmdCost(f),
+		NewCmdLint(f),
 		NewCmdVersion(f),
 		NewCmdCompletion(f),
 	)

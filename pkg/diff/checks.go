@@ -1,21 +1,17 @@
 package diff
 
-import (
-	"fmt"
-	"sort"
-	"strings"
-)
+import "github.com/kubectl-crd/kubectl-crd/pkg/report"
 
 // Severity is how much a change matters: error (it breaks clients or
 // stored objects), warning (it may), info (it does not), or ignore (the
 // user asked not to see it).
-type Severity string
+type Severity = report.Severity
 
 const (
-	Error   Severity = "error"
-	Warning Severity = "warning"
-	Info    Severity = "info"
-	Ignore  Severity = "ignore"
+	Error   = report.Error
+	Warning = report.Warning
+	Info    = report.Info
+	Ignore  = report.Ignore
 )
 
 // Check is one kind of change between two CRDs, with the severity it has
@@ -76,48 +72,19 @@ var Checks = []Check{
 // severities returns each check's severity with the user's overrides
 // (NAME=error|warning|info|ignore) applied.
 func severities(overrides []string) (map[string]Severity, error) {
-	out := map[string]Severity{}
+	defaults := map[string]Severity{}
 	for _, c := range Checks {
-		out[c.Name] = c.Severity
+		defaults[c.Name] = c.Severity
 	}
-	for _, o := range overrides {
-		name, value, ok := strings.Cut(o, "=")
-		if _, known := out[name]; !ok || !known {
-			return nil, fmt.Errorf("--check %q: want NAME=error|warning|info|ignore with NAME one of %s", o, strings.Join(checkNames(), ", "))
-		}
-		switch s := Severity(value); s {
-		case Error, Warning, Info, Ignore:
-			out[name] = s
-		default:
-			return nil, fmt.Errorf("--check %q: the severity must be error, warning, info or ignore", o)
-		}
-	}
-	return out, nil
-}
-
-func checkNames() []string {
-	names := make([]string, len(Checks))
-	for i, c := range Checks {
-		names[i] = c.Name
-	}
-	sort.Strings(names)
-	return names
+	return report.Severities(defaults, overrides)
 }
 
 // CheckSettings are the values of --check (NAME=SEVERITY) that start with
 // prefix, for shell completion.
 func CheckSettings(prefix string) []string {
-	var out []string
-	name, _, _ := strings.Cut(prefix, "=")
-	for _, ch := range Checks {
-		if !strings.HasPrefix(ch.Name, name) {
-			continue
-		}
-		for _, s := range []Severity{Error, Warning, Info, Ignore} {
-			if v := ch.Name + "=" + string(s); strings.HasPrefix(v, prefix) {
-				out = append(out, v)
-			}
-		}
+	names := make([]string, len(Checks))
+	for i, c := range Checks {
+		names[i] = c.Name
 	}
-	return out
+	return report.CheckSettings(names, prefix)
 }

@@ -1,0 +1,160 @@
+package lint
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// field runs the checks of one schema node.
+func (l *crdLint) field(n *node) {
+	s := n.s
+	if n.parent == nil || n.inMetadata() {
+		return
+	}
+	switch s.Type {
+	case "string":
+		l.bounded(n, s.MaxLength, "maxlength", "a string without maxLength", "set maxLength: the longest value the field needs")
+		if len(s.Enum) == 0 && s.Format == "" && s.MinLength == nil {
+			l.add(n, "minlength", "a string without minLength: the empty string is valid", "set minLength: 1, or say in the description what empty means")
+		}
+		if s.Format == "duration" {
+			l.add(n, "nodurations", "a duration: its text form (1h2m) has no one canonical form", "use an integer of a named unit (fooSeconds) instead")
+		}
+	case "array":
+		l.bounded(n, s.MaxItems, "maxlength", "a list without maxItems", "set maxItems: the most items the field needs")
+		if s.MinItems == nil {
+			l.add(n, "minlength", "a list without minItems: an empty list is valid", "set minItems: 1, or say in the description what an empty list means")
+		}
+		if s.XListType == nil {
+			l.add(n, "ssatags", "a list without x-kubernetes-list-type: server-side apply replaces it whole (atomic)", "set x-kubernetes-list-type: map (with x-kubernetes-list-map-keys) for objects, set for unique scalars, or atomic when replacing it whole is meant")
+		}
+		if items := itemSchema(s); items != nil && items.Type == "object" && len(items.Properties) > 0 && len(items.Required) == 0 {
+			l.add(n, "arrayofstruct", "a list of objects none of whose fields is required: an empty item {} is valid, and items cannot be told apart", "make at least one field of the items required")
+		}
+	case "object":
+		if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+			l.bounded(n, s.MaxProperties, "maxlength", "a map without maxProperties", "set maxProperties: the most entries the field needs")
+			if v := s.AdditionalProperties.Schema; v.Type != "string" {
+				l.add(n, "nomaps", fmt.Sprintf("a map of %s values: maps are hard to extend and to merge", typeName(v)), "use a list of objects keyed by a name (x-kubernetes-list-type: map)")
+			}
+		}
+	case "number":
+		l.add(n, "nofloats", "a floating-point number: its value is not the same across languages and encodings", "use an integer (of a named unit, or scaled), or a resource.Quantity string")
+	case "integer":
+		if s.Format != "int32" && s.Format != "int64" {
+			what := "an integer without a format"
+			if s.Format != "" {
+				what = fmt.Sprintf("an integer of format %s", s.Format)
+			}
+			l.add(n, "integers", what+": only int32 and int64 are the same size in every client", "set format: int32 (or int64 where int32 is not enough)")
+		}
+	case "boolean":
+		l.add(n, "nobools", "a boolean: a third state later cannot be added", "use a string enum (e.g. Enabled, Disabled)")
+	}
+	if s.Nullable {
+		l.add(n, "nonullable", "a nullable field: null and absent then mean two things", "drop nullable: true and let absent mean unset")
+	}
+	if n.required && s.Default != nil {
+		l.add(n, "defaultorrequired", "a required field with a default: the default is never used", "make the field optional, or drop the default")
+	}
+	l.names(n)
+	l.enum(n)
+	if s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields && (n.field == "spec" || n.field == "status") {
+		l.add(n, "preserve-unknown-fields", "x-kubernetes-preserve-unknown-fields on the whole "+n.field+": nothing in it is pruned or validated", "describe its fields; keep unknown fields only where free-form data is meant")
+	}
+	if n.field == "status.conditions" {
+		l.conditions(n)
+	}
+}
+
+// bounded reports an unbounded string, list or map.
+func (l *crdLint) bounded(n *node, bound *int64, check, msg, fix string) {
+	if bound != nil || len(n.s.Enum) > 0 || n.s.Format == "date-time" || n.s.Format == "date" || n.s.XIntOrString {
+		return
+	}
+	msg += ": the server accepts any size"
+	if _, ok := l.bounds[n.field]; ok {
+		msg += ", and a CEL rule's cost grows with it"
+	}
+	l.add(n, check, msg, fix)
+}
+
+// names are the checks of a property's name.
+func (l *crdLint) names(n *node) {
+	lower := strings.ToLower(n.name)
+	switch {
+	case n.name == "":
+	case lower == "phase" || strings.HasSuffix(n.name, "Phase"):
+		l.add(n, "nophase", "a phase: a state machine in one field; clients cannot tell what a new phase means", "use conditions (status.conditions) instead")
+	case strings.Contains(lower, "timestamp"):
+		l.add(n, "notimestamp", "a name with Timestamp: the conventions name times ...Time", "rename it "+timestamp.ReplaceAllString(n.name, "Time"))
+	case strings.HasSuffix(n.name, "Reference") || strings.HasSuffix(n.name, "References"):
+		l.add(n, "noreferences", "a name ending Reference: the conventions write Ref", "rename it "+strings.Replace(n.name, "Reference", "Ref", 1))
+	}
+}
+
+var timestamp = regexp.MustCompile(`(?i)timestamp`)
+
+// enum reports enum values the field itself refuses.
+func (l *crdLint) enum(n *node) {
+	s := n.s
+	var pattern *regexp.Regexp
+	if s.Pattern != "" {
+		pattern, _ = regexp.Compile(s.Pattern)
+	}
+	for _, raw := range s.Enum {
+		var v any
+		if err := jsonUnmarshal(raw.Raw, &v); err != nil {
+			continue
+		}
+		why := ""
+		switch v := v.(type) {
+		case string:
+			switch n := int64(utf8.RuneCountInString(v)); {
+			case pattern != nil && !pattern.MatchString(v):
+				why = "does not match the pattern " + s.Pattern
+			case s.MaxLength != nil && n > *s.MaxLength:
+				why = fmt.Sprintf("is longer than maxLength %d", *s.MaxLength)
+			case s.MinLength != nil && n < *s.MinLength:
+				why = fmt.Sprintf("is shorter than minLength %d", *s.MinLength)
+			}
+		case float64:
+			switch {
+			case s.Maximum != nil && (v > *s.Maximum || s.ExclusiveMaximum && v == *s.Maximum):
+				why = fmt.Sprintf("is above the maximum %v", *s.Maximum)
+			case s.Minimum != nil && (v < *s.Minimum || s.ExclusiveMinimum && v == *s.Minimum):
+				why = fmt.Sprintf("is below the minimum %v", *s.Minimum)
+			}
+		}
+		if why != "" {
+			l.add(n, "enum-value", fmt.Sprintf("the enum value %s %s: the server refuses every object that uses it", string(raw.Raw), why), "change the value, or the bound")
+		}
+	}
+}
+
+// conditions checks status.conditions is a list-map keyed by type.
+func (l *crdLint) conditions(n *node) {
+	s := n.s
+	keyed := s.Type == "array" && s.XListType != nil && *s.XListType == "map" && len(s.XListMapKeys) == 1 && s.XListMapKeys[0] == "type"
+	if !keyed {
+		l.add(n, "conditions", "status.conditions is not a list-map keyed by type: server-side apply cannot merge one condition", "x-kubernetes-list-type: map and x-kubernetes-list-map-keys: [type], the items metav1.Condition's schema")
+	}
+}
+
+func itemSchema(s *apiextensionsv1.JSONSchemaProps) *apiextensionsv1.JSONSchemaProps {
+	if s.Items == nil {
+		return nil
+	}
+	return s.Items.Schema
+}
+
+func typeName(s *apiextensionsv1.JSONSchemaProps) string {
+	if s.Type == "" {
+		return "untyped"
+	}
+	return s.Type
+}

@@ -1,0 +1,95 @@
+// Package lint checks CRD schemas against the Kubernetes API conventions:
+// what kube-api-linter checks on Go types, checked on the schema the
+// server sees (whatever wrote it), and what only a schema shows. Each
+// finding is at the line and column of the offending field in its file.
+package lint
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/report"
+)
+
+// Finding is one check broken at one field of one version of a CRD.
+type Finding struct {
+	File     string          `json:"file"`
+	Line     int             `json:"line"`
+	Column   int             `json:"column"`
+	CRD      string          `json:"crd"`
+	Version  string          `json:"version"`
+	Check    string          `json:"check"`
+	Severity report.Severity `json:"severity"`
+	// Field is the field's path in objects (spec.items[*].name); "" for
+	// the version itself.
+	Field   string `json:"field"`
+	Message string `json:"message"`
+	Fix     string `json:"fix"`
+	// CostBound is, for an unbounded field a CEL rule iterates, the bound
+	// kubectl crd cost finds would bring the rule under its limit (nil:
+	// the rule fits already, or no bound on this field alone would do).
+	CostBound *int64 `json:"costBound,omitempty"`
+}
+
+// Profiles are the sets of default severities: crd (what matters for a
+// CRD) and kube (the conventions as for built-in APIs).
+var Profiles = []string{"crd", "kube"}
+
+// Options are a run's choices.
+type Options struct {
+	// Profile is one of Profiles ("": crd).
+	Profile string
+	// Checks are --check overrides (NAME=error|warning|info|ignore).
+	Checks []string
+}
+
+// severities are each check's severity under opts.
+func severities(opts Options) (map[string]report.Severity, error) {
+	profile := opts.Profile
+	if profile == "" {
+		profile = "crd"
+	}
+	if !slices.Contains(Profiles, profile) {
+		return nil, fmt.Errorf("--profile must be one of crd, kube, not %q", opts.Profile)
+	}
+	defaults := map[string]report.Severity{}
+	for _, c := range Checks {
+		defaults[c.Name] = c.CRD
+		if profile == "kube" {
+			defaults[c.Name] = c.Kube
+		}
+	}
+	return report.Severities(defaults, opts.Checks)
+}
+
+// CheckOptions checks opts before anything is read.
+func CheckOptions(opts Options) error {
+	_, err := severities(opts)
+	return err
+}
+
+// Lint checks every version of each CRD, the findings in the order of
+// the CRDs, their versions and their fields; those at severity ignore
+// are left out.
+func Lint(crds []catalog.InputCRD, opts Options) ([]Finding, error) {
+	sev, err := severities(opts)
+	if err != nil {
+		return nil, err
+	}
+	var out []Finding
+	for _, c := range crds {
+		for _, f := range lintCRD(c) {
+			f.Severity = sev[f.Check]
+			if f.Severity != report.Ignore {
+				out = append(out, f)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Failed tells whether a finding is at error severity.
+func Failed(findings []Finding) bool {
+	return slices.ContainsFunc(findings, func(f Finding) bool { return f.Severity == report.Error })
+}

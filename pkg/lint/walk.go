@@ -1,0 +1,102 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// node is one schema of a version's, with where it is.
+type node struct {
+	s *apiextensionsv1.JSONSchemaProps
+	// doc is the schema's path in the CRD document (for its position);
+	// field its field's path in objects ("" at the root).
+	doc, field string
+	// name is its property name ("" for items and map values); required:
+	// its parent lists it as required.
+	name     string
+	required bool
+	parent   *node
+}
+
+// crdLint is one CRD being checked.
+type crdLint struct {
+	in       catalog.InputCRD
+	version  string
+	docPath  string // the version's path in the document
+	findings []Finding
+	bounds   map[string]*int64 // cost bounds by field, of the version
+}
+
+// add adds a finding on n (nil: the version).
+func (l *crdLint) add(n *node, check, msg, fix string) {
+	doc, field := l.docPath, ""
+	if n != nil {
+		doc, field = n.doc, n.field
+	}
+	f := Finding{CRD: l.in.Name, Version: l.version, Check: check, Field: field, Message: msg, Fix: fix}
+	if l.in.Doc != nil {
+		f.File = l.in.Doc.File
+		f.Line, f.Column = l.in.Doc.Position(doc)
+	}
+	if n != nil {
+		if b, ok := l.bounds[n.field]; ok {
+			f.CostBound = b
+		}
+	}
+	l.findings = append(l.findings, f)
+}
+
+// lintCRD checks every version of one CRD.
+func lintCRD(in catalog.InputCRD) []Finding {
+	var out []Finding
+	for i, v := range in.Spec.Versions {
+		l := &crdLint{in: in, version: v.Name, docPath: fmt.Sprintf("spec.versions[%d]", i)}
+		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			l.bounds = costBounds(in.CustomResourceDefinition, v.Name)
+			root := &node{s: v.Schema.OpenAPIV3Schema, doc: l.docPath + ".schema.openAPIV3Schema"}
+			walk(root, l.field)
+			l.version_(v, root)
+		}
+		out = append(out, l.findings...)
+	}
+	return out
+}
+
+// walk visits n and every schema under it, properties in name order.
+func walk(n *node, visit func(*node)) {
+	visit(n)
+	s := n.s
+	names := make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		child := s.Properties[k]
+		walk(&node{s: &child, doc: n.doc + ".properties." + k, field: join(n.field, k), name: k,
+			required: slices.Contains(s.Required, k), parent: n}, visit)
+	}
+	if s.Items != nil && s.Items.Schema != nil {
+		walk(&node{s: s.Items.Schema, doc: n.doc + ".items", field: n.field + "[*]", parent: n}, visit)
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		walk(&node{s: s.AdditionalProperties.Schema, doc: n.doc + ".additionalProperties", field: n.field + "[*]", parent: n}, visit)
+	}
+}
+
+func join(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
+}
+
+// inMetadata tells whether n is metadata or under it: the server's own
+// schema, not the CRD's to bound.
+func (n *node) inMetadata() bool {
+	return n.field == "metadata" || strings.HasPrefix(n.field, "metadata.") || strings.HasPrefix(n.field, "metadata[")
+}
