@@ -23,7 +23,7 @@ const (
 // Checks are every check, by name; docs/lint.md gives each its rationale
 // and fix.
 var Checks = []Check{
-	{"maxlength", true, warningSev, warningSev, "a string without maxLength, a list without maxItems, a map without maxProperties"},
+	{"maxlength", true, infoSev, warningSev, "a string without maxLength, a list without maxItems, a map without maxProperties"},
 	{"minlength", true, ignoreSev, infoSev, "a string without minLength, a list without minItems, a map without minProperties"},
 	{"nofloats", true, warningSev, errorSev, "a number field (float)"},
 	{"integers", true, warningSev, errorSev, "an integer field that is not int32 or int64"},

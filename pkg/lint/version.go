@@ -111,19 +111,18 @@ func jsonPathSteps(path string) []string {
 	return out
 }
 
-// costBounds are, per field of a version, the bound cost's estimator
+// costBounds are, per version and field, the bound cost's estimator
 // finds for a rule the field drives: present (possibly nil) for every
 // unbounded field a rule's cost grows with.
-func costBounds(crd *apiextensionsv1.CustomResourceDefinition, version string) map[string]*int64 {
+func costBounds(crd *apiextensionsv1.CustomResourceDefinition) map[string]map[string]*int64 {
 	est, err := cost.Estimate(crd)
 	if err != nil {
 		return nil
 	}
-	out := map[string]*int64{}
+	byVersion := map[string]map[string]*int64{}
 	for _, v := range est.Versions {
-		if v.Name != version {
-			continue
-		}
+		out := map[string]*int64{}
+		byVersion[v.Name] = out
 		for _, r := range v.Rules {
 			for _, d := range r.Drivers {
 				if b, seen := out[d.Field]; !seen || b == nil && d.Bound != nil || b != nil && d.Bound != nil && *d.Bound < *b {
@@ -132,7 +131,7 @@ func costBounds(crd *apiextensionsv1.CustomResourceDefinition, version string) m
 			}
 		}
 	}
-	return out
+	return byVersion
 }
 
 func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }

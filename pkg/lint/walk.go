@@ -53,10 +53,11 @@ func (l *crdLint) add(n *node, check, msg, fix string) {
 // lintCRD checks every version of one CRD.
 func lintCRD(in catalog.InputCRD) []Finding {
 	var out []Finding
+	bounds := costBounds(in.CustomResourceDefinition)
 	for i, v := range in.Spec.Versions {
 		l := &crdLint{in: in, version: v.Name, docPath: fmt.Sprintf("spec.versions[%d]", i)}
 		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
-			l.bounds = costBounds(in.CustomResourceDefinition, v.Name)
+			l.bounds = bounds[v.Name]
 			root := &node{s: v.Schema.OpenAPIV3Schema, doc: l.docPath + ".schema.openAPIV3Schema"}
 			walk(root, l.field)
 			l.version_(v, root)
