@@ -51,7 +51,7 @@ func TestRuleCostInTheEditor(t *testing.T) {
 	c.open(uri, ships)
 	var info []protocol.Diagnostic
 	for _, d := range c.diagnostics(uri, 1) {
-		if d.Severity == protocol.DiagnosticSeverityInformation {
+		if d.Code == "CELCost" {
 			info = append(info, d)
 		}
 	}
@@ -66,7 +66,7 @@ func TestRuleCostInTheEditor(t *testing.T) {
 	c.notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"costWarning": -1}})
 	c.change(uri, 2, ships+"\n")
 	for _, d := range c.diagnostics(uri, 2) {
-		if d.Severity == protocol.DiagnosticSeverityInformation {
+		if d.Code == "CELCost" {
 			t.Errorf("costWarning -1: %+v", d)
 		}
 	}

@@ -180,7 +180,9 @@ func (d *diagnoser) diagnostics(ctx context.Context, doc *document) []protocol.D
 	d.told = ""
 	diags := toDiagnostics(doc.textLines(), results)
 	if len(crds) > 0 {
-		diags = append(diags, costDiagnostics(doc.textLines(), ruleCosts(p.InputCRDs()), d.s.current().CostWarning)...)
+		settings := d.s.current()
+		diags = append(diags, costDiagnostics(doc.textLines(), ruleCosts(p.InputCRDs()), settings.CostWarning)...)
+		diags = append(diags, lintDiagnostics(doc.textLines(), p.InputCRDs(), settings.Lint)...)
 	}
 	return diags
 }

@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kubectl-crd/kubectl-crd/pkg/lint"
 	"path/filepath"
 )
 
@@ -25,6 +26,9 @@ type Settings struct {
 	// CRD) at which a rule gets an information diagnostic, in percent
 	// (0: 50; negative: never).
 	CostWarning int `json:"costWarning,omitempty"`
+	// Lint is the lint profile of the findings shown on CRDs (crd, the
+	// default, or kube), or off.
+	Lint string `json:"lint,omitempty"`
 }
 
 // merge takes the settings raw gives (nil: none) over s's.
@@ -48,6 +52,7 @@ func (s *Settings) merge(raw any) error {
 		Context     *string   `json:"context"`
 		CostWarning *int      `json:"costWarning"`
 		Policies    *[]string `json:"policies"`
+		Lint        *string   `json:"lint"`
 	}
 	if err := json.Unmarshal(data, &next); err != nil {
 		return fmt.Errorf("settings: %w", err)
@@ -66,6 +71,14 @@ func (s *Settings) merge(raw any) error {
 	}
 	if next.Policies != nil {
 		s.Policies = *next.Policies
+	}
+	if next.Lint != nil {
+		if *next.Lint != "off" {
+			if err := lint.CheckOptions(lint.Options{Profile: *next.Lint}); err != nil {
+				return fmt.Errorf("settings: lint: %w (or off)", err)
+			}
+		}
+		s.Lint = *next.Lint
 	}
 	return nil
 }

@@ -263,6 +263,26 @@ func expected(t *testing.T, file string, extra ...string) []string {
 			add(l, "warning", p.Type, p.Field, p.Message)
 		}
 	}
+	// A file's CRDs also get kubectl crd lint's findings, each at its
+	// field (a file lint cannot read, having no CRD or a CRD that does
+	// not decode, has none).
+	if strings.Contains(string(mustRead(t, file)), "CustomResourceDefinition") {
+		r := bin.Run(t, "kubectl-crd", []string{"KUBECONFIG="}, "lint", "-f", file, "-o", "json")
+		var lint struct {
+			Findings []struct {
+				Line                                 int
+				Check, Severity, Field, Message, Fix string
+			}
+		}
+		if r.Code < 2 {
+			if err := json.Unmarshal([]byte(r.Stdout), &lint); err != nil {
+				t.Fatalf("lint %s: exit %d, %v\n%s", file, r.Code, err, r.Stderr)
+			}
+		}
+		for _, f := range lint.Findings {
+			add(f.Line, f.Severity, "lint/"+f.Check, f.Field, f.Message+" (fix: "+f.Fix+")")
+		}
+	}
 	sort.Strings(out)
 	return out
 }
@@ -296,7 +316,8 @@ func testFiles(t *testing.T) []string {
 }
 
 // TestDiagnosticsEqualValidate: every test file opened in the server gets
-// exactly validate's findings (offline, the same --crds).
+// exactly validate's findings (offline, the same --crds), and on its CRDs
+// lint's.
 func TestDiagnosticsEqualValidate(t *testing.T) {
 	args := []string{"--offline"}
 	for _, d := range crdDirs() {
