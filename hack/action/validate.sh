@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The validate step of action.yml. FILES and CRDS are space-separated
 # paths; OLD, when set, the CRDs as they were (git:origin/main:crds), to
-# compare CRDS with; SARIF, when set, is where the SARIF report goes. The
-# exit status is the worst of validate's and diff's with -o github: 0
+# compare CRDS with; SARIF, when set, is where the SARIF report goes; LINT,
+# when set, the lint profile CRDS are checked with. The exit status is the
+# worst of validate's, diff's and lint's with -o github: 0
 # valid, 1 invalid (or an upgrade that breaks something), 2 input that
 # cannot be read or checked.
 set -uo pipefail
@@ -28,5 +29,15 @@ if [ -n "$OLD" ]; then
 	diff_status=0
 	"$RUNNER_TEMP/kubectl-crd" diff "${diff_args[@]}" -o github || diff_status=$?
 	if [ "$diff_status" -gt "$status" ]; then status=$diff_status; fi
+fi
+if [ -n "$LINT" ]; then
+	if [ -z "$CRDS" ]; then
+		echo "::error::lint checks the CRDs of the crds input: name them there" >&2
+		exit 2
+	fi
+	lint_status=0
+	# shellcheck disable=SC2086 # CRDS is a space-separated list of paths
+	"$RUNNER_TEMP/kubectl-crd" lint --profile "$LINT" -o github $CRDS || lint_status=$?
+	if [ "$lint_status" -gt "$status" ]; then status=$lint_status; fi
 fi
 exit "$status"

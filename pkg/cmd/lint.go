@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -33,7 +35,7 @@ type LintOptions struct {
 func NewCmdLint(f *factory.Factory) *cobra.Command {
 	o := &LintOptions{Output: "text", Profile: "crd"}
 	c := &cobra.Command{
-		Use:   "lint [TYPE... | -f PATH...] [-o text|json|sarif|github|markdown] [--profile crd|kube] [--check NAME=SEVERITY]",
+		Use:   "lint [PATH... | -f PATH... | TYPE...] [-o text|json|sarif|github|markdown] [--profile crd|kube] [--check NAME=SEVERITY]",
 		Short: "Check CRD schemas against the Kubernetes API conventions, each finding at its field with the fix",
 		Long: `Check every version of each CRD against the Kubernetes API conventions, on
 the schema the API server sees, whatever wrote it: the checks of
@@ -42,12 +44,13 @@ nofloats, ssatags, conditions, ...) and what only a schema shows (printer
 columns that name no field, enum values the field refuses, ...). Each
 finding is at the line and column of its field in the file, with the fix;
 an unbounded field a CEL rule iterates carries the bound kubectl crd cost
-finds. CRDs come from -f files, or the TYPEs (all without them) of --crds
-or the cluster. The checks and their reasons: docs/lint.md.
+finds. CRDs come from PATHs (files, directories, URLs, git:REV:PATH, -;
+or -f), or the TYPEs (all without them) of --crds or the cluster. The
+checks and their reasons: docs/lint.md.
 
 Exit status: 0 when no finding is at error severity, 1 when one is, 2
 when the input cannot be read.`,
-		Example: `  kubectl crd lint -f config/crd/bases
+		Example: `  kubectl crd lint config/crd/bases
   kubectl crd lint -f crds/ --profile kube -o sarif > lint.sarif
   kubectl crd lint -f crds/ --check nobools=warning --check ssatags=ignore`,
 		RunE:              runVerb(f, o),
@@ -71,11 +74,22 @@ func (o *LintOptions) Complete(f *factory.Factory, _ *cobra.Command, args []stri
 	return nil
 }
 
-// Validate checks the arguments and flags.
+// Validate checks the arguments and flags. An argument is a PATH when it
+// looks like one (-, a slash, a .yaml, .yml or .json name, a URL or
+// git:REV:PATH) or names a file or directory; else a TYPE.
 func (o *LintOptions) Validate() error {
+	var types []string
+	for _, a := range o.types {
+		if isPath(a) {
+			o.Filenames = append(o.Filenames, a)
+		} else {
+			types = append(types, a)
+		}
+	}
+	o.types = types
 	switch {
 	case len(o.Filenames) > 0 && len(o.types) > 0:
-		return fmt.Errorf("unexpected arguments %q: -f names the CRDs", o.types)
+		return fmt.Errorf("unexpected arguments %q: the PATHs name the CRDs (TYPEs are looked up in --crds or the cluster)", o.types)
 	case !slices.Contains(lint.Formats, o.Output):
 		return fmt.Errorf("--output must be one of %s, not %q", strings.Join(lint.Formats, ", "), o.Output)
 	}
@@ -102,6 +116,18 @@ func (o *LintOptions) Run(ctx context.Context) error {
 		return findings
 	}
 	return nil
+}
+
+func isPath(arg string) bool {
+	if arg == "-" || strings.ContainsAny(arg, "/:") {
+		return true
+	}
+	switch strings.ToLower(filepath.Ext(arg)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	_, err := os.Stat(arg)
+	return err == nil
 }
 
 // crds are the CRDs of -f, with their documents (for positions), or

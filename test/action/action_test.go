@@ -134,6 +134,18 @@ func TestAction(t *testing.T) {
 		t.Errorf("an object of a kind no CRD defines: exit %d\n%s", code, out)
 	}
 
+	// lint: the CRDs' findings annotated; one at error severity (an enum
+	// value its own pattern refuses) fails the job.
+	out, code = run(map[string]string{"files": filepath.Join(examples, "objects", "valid"), "crds": filepath.Join(examples, "crds"), "lint": "crd"})
+	if code != 0 || !strings.Contains(out, "::warning file="+filepath.Join(examples, "crds", "crontab.yaml")+",line=") || !strings.Contains(out, "title=kubectl crd lint%3A integers::") {
+		t.Errorf("lint of the example CRDs: exit %d\n%s", code, out)
+	}
+	enumCRD := filepath.Join(root, "pkg", "lint", "testdata", "conventions.yaml")
+	out, code = run(map[string]string{"files": filepath.Join(examples, "objects", "valid"), "crds": filepath.Join(examples, "crds") + " " + enumCRD, "lint": "crd"})
+	if code != 1 || !strings.Contains(out, "::error file="+enumCRD+",line=") {
+		t.Errorf("lint with an error finding: exit %d\n%s", code, out)
+	}
+
 	// No files: validate's own error, exit 2.
 	if _, code = run(map[string]string{"files": filepath.Join(t.TempDir(), "missing.yaml")}); code != 2 {
 		t.Errorf("a file that is not there: exit %d, want 2", code)

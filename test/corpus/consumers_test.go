@@ -76,7 +76,16 @@ func goInstall(t *testing.T, pkg string) string {
 	gobin := t.TempDir()
 	cmd := exec.Command("go", "install", pkg)
 	cmd.Dir = gobin
-	cmd.Env = append(os.Environ(), "GOBIN="+gobin, "GOFLAGS=")
+	// The build flags of the tests' go, but -mod (which go install of a
+	// module at a version refuses): what both build, the standard library
+	// among it, is compiled once.
+	var flags []string
+	for _, f := range strings.Fields(os.Getenv("GOFLAGS")) {
+		if !strings.HasPrefix(f, "-mod=") {
+			flags = append(flags, f)
+		}
+	}
+	cmd.Env = append(os.Environ(), "GOBIN="+gobin, "GOFLAGS="+strings.Join(flags, " "))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("installing %s from the module proxy: %v\n%s", pkg, err, out)
 	}

@@ -41,6 +41,9 @@ func TestHook(t *testing.T) {
   - id: kubectl-crd-validate
     args: [--crds, crds/]
     files: ^deploy/
+  - id: kubectl-crd-lint
+    args: [--check, ssatags=error]
+    files: ^crds/
 `))
 	run(t, repo, env, precommit, "install")
 
@@ -63,12 +66,31 @@ func TestHook(t *testing.T) {
 	if n := strings.TrimSpace(git(t, repo, env, "rev-list", "--count", "HEAD")); n != "1" {
 		t.Errorf("%s commits after the refused one, want 1", n)
 	}
+
+	// The lint hook: a CRD whose list has no list type is refused (ssatags
+	// at error by the hook's args), at the list's line.
+	git(t, repo, env, "rm", "-q", "--cached", "deploy/nightly.yaml")
+	listCRD := strings.Replace(string(read(t, filepath.Join(root, "examples", "crds", "crontab.yaml"))),
+		"              image:\n", "              hosts:\n                type: array\n                items: {type: string}\n              image:\n", 1)
+	if !strings.Contains(listCRD, "hosts:") {
+		t.Fatal("examples/crds/crontab.yaml changed: the test's edit no longer applies")
+	}
+	write(t, repo, "crds/crontab.yaml", []byte(listCRD))
+	git(t, repo, env, "add", "crds/crontab.yaml")
+	out, err = command(repo, env, "git", "commit", "-q", "-m", "a list without a list type")
+	if err == nil {
+		t.Fatalf("a commit of a CRD lint refuses was taken:\n%s", out)
+	}
+	if want := "error ssatags: crontabs.stable.example.com v1 spec.hosts: a list without x-kubernetes-list-type"; !strings.Contains(out, want) {
+		t.Errorf("the refused commit's output lacks %q:\n%s", want, out)
+	}
 }
 
 // environment is what pre-commit, git and go run with: a home, git
 // identity and pre-commit cache of the test's own, and the Go caches of
 // the test's go (pre-commit points GOPATH, and with it the default module
-// cache, at its own directory).
+// cache, at its own directory), and its build flags, so that the hook's
+// build reuses the packages the tests compiled.
 func environment(t *testing.T) []string {
 	home := t.TempDir()
 	goEnv := func(name string) string {
@@ -82,7 +104,7 @@ func environment(t *testing.T) []string {
 		"HOME="+home, "PRE_COMMIT_HOME="+filepath.Join(home, "pre-commit"),
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=test", "GIT_AUTHOR_EMAIL=test@example.com",
 		"GIT_COMMITTER_NAME=test", "GIT_COMMITTER_EMAIL=test@example.com",
-		"GOCACHE="+goEnv("GOCACHE"), "GOMODCACHE="+goEnv("GOMODCACHE"), "GOFLAGS=")
+		"GOCACHE="+goEnv("GOCACHE"), "GOMODCACHE="+goEnv("GOMODCACHE"), "GOFLAGS="+goEnv("GOFLAGS"))
 }
 
 // snapshot commits the repository's files as they are in the work tree
