@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -108,7 +109,7 @@ func (l *crdLint) enum(n *node) {
 	}
 	for _, raw := range s.Enum {
 		var v any
-		if err := jsonUnmarshal(raw.Raw, &v); err != nil {
+		if err := json.Unmarshal(raw.Raw, &v); err != nil {
 			continue
 		}
 		why := ""

@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -133,5 +132,3 @@ func costBounds(crd *apiextensionsv1.CustomResourceDefinition) map[string]map[st
 	}
 	return byVersion
 }
-
-func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }

@@ -2,10 +2,10 @@ package lint
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
@@ -67,25 +67,22 @@ func lintCRD(in catalog.InputCRD) []Finding {
 	return out
 }
 
-// walk visits n and every schema under it, properties in name order.
+// walk visits n and every schema under it, through the one walk of a
+// schema the verbs share (explain.Children: properties in name order,
+// then items or map values).
 func walk(n *node, visit func(*node)) {
 	visit(n)
-	s := n.s
-	names := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		child := s.Properties[k]
-		walk(&node{s: &child, doc: n.doc + ".properties." + k, field: join(n.field, k), name: k,
-			required: slices.Contains(s.Required, k), parent: n}, visit)
-	}
-	if s.Items != nil && s.Items.Schema != nil {
-		walk(&node{s: s.Items.Schema, doc: n.doc + ".items", field: n.field + "[*]", parent: n}, visit)
-	}
-	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
-		walk(&node{s: s.AdditionalProperties.Schema, doc: n.doc + ".additionalProperties", field: n.field + "[*]", parent: n}, visit)
+	for _, c := range explain.Children(n.s) {
+		child := &node{s: c.Schema, name: c.Name, required: c.Required, parent: n}
+		switch c.Step {
+		case explain.Property:
+			child.doc, child.field = n.doc+".properties."+c.Name, join(n.field, c.Name)
+		case explain.Items:
+			child.doc, child.field = n.doc+".items", n.field+"[*]"
+		case explain.Values:
+			child.doc, child.field = n.doc+".additionalProperties", n.field+"[*]"
+		}
+		walk(child, visit)
 	}
 }
 
