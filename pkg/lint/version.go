@@ -9,8 +9,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
-// version_ runs the checks of a version as a whole.
-func (l *crdLint) version_(v apiextensionsv1.CustomResourceDefinitionVersion, root *node) {
+// versionWide runs the checks of a version as a whole.
+func (l *crdLint) versionWide(v apiextensionsv1.CustomResourceDefinitionVersion, root *node) {
 	status, hasStatus := root.s.Properties["status"]
 	subresource := v.Subresources != nil && v.Subresources.Status != nil
 	switch {

@@ -60,7 +60,7 @@ func lintCRD(in catalog.InputCRD) []Finding {
 			l.bounds = bounds[v.Name]
 			root := &node{s: v.Schema.OpenAPIV3Schema, doc: l.docPath + ".schema.openAPIV3Schema"}
 			walk(root, l.field)
-			l.version_(v, root)
+			l.versionWide(v, root)
 		}
 		out = append(out, l.findings...)
 	}
