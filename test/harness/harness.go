@@ -49,25 +49,37 @@ func (b *Bin) Outputs() []string {
 	return append([]string(nil), b.outputs...)
 }
 
+// RaceBinaryEnv, set to 1, has Build build kubectl-crd with -race while
+// the tests themselves run without it: CI's race phase for the end-to-end
+// tests, whose concurrency under test is the binary's (the test code and
+// the in-process kube-apiserver are not kubectl-crd's), so that it need
+// not compile kube-apiserver and etcd with -race once more.
+const RaceBinaryEnv = "KUBECTL_CRD_RACE_BINARY"
+
 // Build builds kubectl-crd (with TestVersion stamped) and kubectl into a
 // new temporary directory. repoRoot is the module's root. When the tests
-// run with -race, kubectl-crd is built with it too: a race it detects
-// prints "WARNING: DATA RACE" and makes the command exit 66.
+// run with -race, or RaceBinaryEnv is 1, kubectl-crd is built with -race
+// (and cgo, which it needs): a race it detects prints "WARNING: DATA
+// RACE" and makes the command exit 66.
 func Build(repoRoot string) (*Bin, error) {
 	dir, err := os.MkdirTemp("", "kubectl-crd-bin-")
 	if err != nil {
 		return nil, err
 	}
 	plugin := []string{"build", "-o", filepath.Join(dir, "kubectl-crd"), "-ldflags", "-X github.com/kubectl-crd/kubectl-crd/pkg/cmd.Version=" + TestVersion}
-	if raceDetector {
+	race := raceDetector || os.Getenv(RaceBinaryEnv) == "1"
+	if race {
 		plugin = append(plugin, "-race")
 	}
 	builds := [][]string{
 		append(plugin, "./cmd/kubectl-crd"),
 		{"build", "-o", filepath.Join(dir, "kubectl"), "./test/kubectl"},
 	}
-	for _, args := range builds {
+	for i, args := range builds {
 		cmd := exec.Command("go", args...)
+		if race && i == 0 {
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+		}
 		cmd.Dir = repoRoot
 		if out, err := cmd.CombinedOutput(); err != nil {
 			os.RemoveAll(dir)
