@@ -38,6 +38,9 @@ func startAPIServer(ctx context.Context, dir, etcdURL, emulated string, log io.W
 			return nil, nil, err
 		}
 	}
+	if err := locateTestServer(); err != nil {
+		return nil, nil, err
+	}
 	var server kubeapiservertesting.TestServer
 	err := r.run(func() (err error) {
 		server, err = kubeapiservertesting.StartTestServer(r, kubeapiservertesting.NewDefaultTestServerOptions(), flags, storage)
