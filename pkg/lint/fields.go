@@ -92,13 +92,12 @@ func (l *crdLint) names(n *node) {
 	case lower == "phase" || strings.HasSuffix(n.name, "Phase"):
 		l.add(n, "nophase", "a phase: a state machine in one field; clients cannot tell what a new phase means", "use conditions (status.conditions) instead")
 	case strings.Contains(lower, "timestamp"):
-		l.add(n, "notimestamp", "a name with Timestamp: the conventions name times ...Time", "rename it "+timestamp.ReplaceAllString(n.name, "Time"))
+		i := strings.Index(lower, "timestamp")
+		l.add(n, "notimestamp", "a name with Timestamp: the conventions name times ...Time", "rename it "+n.name[:i]+"Time"+n.name[i+len("timestamp"):])
 	case strings.HasSuffix(n.name, "Reference") || strings.HasSuffix(n.name, "References"):
 		l.add(n, "noreferences", "a name ending Reference: the conventions write Ref", "rename it "+strings.Replace(n.name, "Reference", "Ref", 1))
 	}
 }
-
-var timestamp = regexp.MustCompile(`(?i)timestamp`)
 
 // enum reports enum values the field itself refuses.
 func (l *crdLint) enum(n *node) {

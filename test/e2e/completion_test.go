@@ -91,7 +91,7 @@ func TestCompletion(t *testing.T) {
 	})
 
 	t.Run("list and migrate", func(t *testing.T) {
-		for prefix, want := range map[string][]string{"l": {"list", "lsp"}, "li": {"list"}, "m": {"migrate"}, "con": {"convert"}} {
+		for prefix, want := range map[string][]string{"l": {"lint", "list", "lsp"}, "lis": {"list"}, "m": {"migrate"}, "con": {"convert"}} {
 			if got, _ := completions(t, "kubectl-crd", nil, "__complete", prefix); !slices.Equal(got, want) {
 				t.Errorf("verbs %q: got %q, want %q", prefix, got, want)
 			}
