@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -266,10 +267,9 @@ func (c *Catalog) ListWithInput(ctx context.Context) ([]*CRD, error) {
 			}
 		}
 	}
-	for _, crd := range c.input {
-		out = append(out, crd)
-	}
-	return out, nil
+	// The input's in name order, the same in every run.
+	input := slices.SortedFunc(maps.Values(c.input), func(a, b *CRD) int { return strings.Compare(a.Name, b.Name) })
+	return append(out, input...), nil
 }
 
 // ListWhere returns the CRDs of the source keep says yes to (see

@@ -58,7 +58,8 @@ func ReadFeatureGates(paths []string, src manifest.Sources) (FeatureGates, error
 		versions, _, _ := unstructured.NestedSlice(u.Object, "status", "featureGates")
 		if len(versions) > 0 {
 			first, _ := versions[0].(map[string]any)
-			for state, on := range map[string]bool{"enabled": true, "disabled": false} {
+			for _, state := range []string{"enabled", "disabled"} {
+				on := state == "enabled"
 				list, _, _ := unstructured.NestedSlice(first, state)
 				for _, g := range list {
 					if name, _, _ := unstructured.NestedString(g.(map[string]any), "name"); name != "" {

@@ -9,7 +9,9 @@ import (
 	"slices"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/cost"
 	"github.com/kubectl-crd/kubectl-crd/pkg/report"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // Finding is one check broken at one field of one version of a CRD.
@@ -42,6 +44,9 @@ type Options struct {
 	Profile string
 	// Checks are --check overrides (NAME=error|warning|info|ignore).
 	Checks []string
+	// Estimates are the CRDs' CEL cost estimates (cost.Estimate) where
+	// the caller has them already, by CRD; the others are estimated.
+	Estimates map[*apiextensionsv1.CustomResourceDefinition]cost.CRD
 }
 
 // severities are each check's severity under opts.
@@ -79,7 +84,11 @@ func Lint(crds []catalog.InputCRD, opts Options) ([]Finding, error) {
 	}
 	var out []Finding
 	for _, c := range crds {
-		for _, f := range lintCRD(c) {
+		est, ok := opts.Estimates[c.CustomResourceDefinition]
+		if !ok {
+			est, _ = cost.Estimate(c.CustomResourceDefinition)
+		}
+		for _, f := range lintCRD(c, est) {
 			f.Severity = sev[f.Check]
 			if f.Severity != report.Ignore {
 				out = append(out, f)

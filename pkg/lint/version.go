@@ -113,11 +113,7 @@ func jsonPathSteps(path string) []string {
 // costBounds are, per version and field, the bound cost's estimator
 // finds for a rule the field drives: present (possibly nil) for every
 // unbounded field a rule's cost grows with.
-func costBounds(crd *apiextensionsv1.CustomResourceDefinition) map[string]map[string]*int64 {
-	est, err := cost.Estimate(crd)
-	if err != nil {
-		return nil
-	}
+func costBounds(est cost.CRD) map[string]map[string]*int64 {
 	byVersion := map[string]map[string]*int64{}
 	for _, v := range est.Versions {
 		out := map[string]*int64{}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/cost"
 	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
@@ -50,10 +51,10 @@ func (l *crdLint) add(n *node, check, msg, fix string) {
 	l.findings = append(l.findings, f)
 }
 
-// lintCRD checks every version of one CRD.
-func lintCRD(in catalog.InputCRD) []Finding {
+// lintCRD checks every version of one CRD, est its cost estimate.
+func lintCRD(in catalog.InputCRD, est cost.CRD) []Finding {
 	var out []Finding
-	bounds := costBounds(in.CustomResourceDefinition)
+	bounds := costBounds(est)
 	for i, v := range in.Spec.Versions {
 		l := &crdLint{in: in, version: v.Name, docPath: fmt.Sprintf("spec.versions[%d]", i)}
 		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"go.lsp.dev/protocol"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // placedRule is a CEL rule of a CRD in a text, at its line and column
@@ -22,16 +23,28 @@ type placedRule struct {
 // text (hover reads them from the text alone).
 func textRuleCosts(path, text string) []placedRule {
 	crds, _, _ := catalog.Split(manifest.ReadLenient(path, []byte(text)))
-	return ruleCosts(crds)
+	return ruleCosts(crds, estimates(crds))
+}
+
+// estimates are the CEL cost estimates of CRDs (pkg/cost: the server's
+// estimator), made once per check for the cost diagnostics and lint.
+func estimates(crds []catalog.InputCRD) map[*apiextensionsv1.CustomResourceDefinition]cost.CRD {
+	out := make(map[*apiextensionsv1.CustomResourceDefinition]cost.CRD, len(crds))
+	for _, c := range crds {
+		if est, err := cost.Estimate(c.CustomResourceDefinition); err == nil {
+			out[c.CustomResourceDefinition] = est
+		}
+	}
+	return out
 }
 
 // ruleCosts are the estimated costs of the CEL rules of CRDs decoded from
-// a text (pkg/cost: the server's estimator), each at its place.
-func ruleCosts(crds []catalog.InputCRD) []placedRule {
+// a text, each at its place.
+func ruleCosts(crds []catalog.InputCRD, ests map[*apiextensionsv1.CustomResourceDefinition]cost.CRD) []placedRule {
 	var out []placedRule
 	for _, c := range crds {
-		est, err := cost.Estimate(c.CustomResourceDefinition)
-		if err != nil {
+		est, ok := ests[c.CustomResourceDefinition]
+		if !ok {
 			continue
 		}
 		seen := map[string]bool{} // a schema every version shares is estimated once

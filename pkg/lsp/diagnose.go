@@ -181,8 +181,9 @@ func (d *diagnoser) diagnostics(ctx context.Context, doc *document) []protocol.D
 	diags := toDiagnostics(doc.textLines(), results)
 	if len(crds) > 0 {
 		settings := d.s.current()
-		diags = append(diags, costDiagnostics(doc.textLines(), ruleCosts(p.InputCRDs()), settings.CostWarning)...)
-		diags = append(diags, lintDiagnostics(doc.textLines(), p.InputCRDs(), settings.Lint)...)
+		ests := estimates(p.InputCRDs())
+		diags = append(diags, costDiagnostics(doc.textLines(), ruleCosts(p.InputCRDs(), ests), settings.CostWarning)...)
+		diags = append(diags, lintDiagnostics(doc.textLines(), p.InputCRDs(), ests, settings.Lint)...)
 	}
 	return diags
 }

@@ -3,8 +3,9 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/kubectl-crd/kubectl-crd/pkg/lint"
 	"path/filepath"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/lint"
 )
 
 // Settings are what the client may set (initializationOptions, or

@@ -16,7 +16,6 @@ import (
 type Pipeline struct {
 	input   Input
 	placed  []catalog.InputCRD
-	crds    []*catalog.CRD
 	catalog *catalog.Catalog
 	// decoded are the documents of the first walk's chunks, kept for the
 	// check when the input is held in memory (see inputCRDs).
@@ -33,19 +32,21 @@ func NewPipeline(cat *catalog.Catalog, input Input) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	crds := make([]*catalog.CRD, len(placed))
-	for i, c := range placed {
-		crds[i] = c.CRD
-	}
-	withInput, err := cat.WithInput(crds...)
-	if err != nil {
+	p := &Pipeline{input: input, placed: placed, decoded: decoded, crdErr: crdErr}
+	if p.catalog, err = cat.WithInput(p.CRDs()...); err != nil {
 		return nil, err
 	}
-	return &Pipeline{input: input, placed: placed, crds: crds, catalog: withInput, decoded: decoded, crdErr: crdErr}, nil
+	return p, nil
 }
 
 // CRDs are the input's own CRDs, in input order.
-func (p *Pipeline) CRDs() []*catalog.CRD { return p.crds }
+func (p *Pipeline) CRDs() []*catalog.CRD {
+	crds := make([]*catalog.CRD, len(p.placed))
+	for i, c := range p.placed {
+		crds[i] = c.CRD
+	}
+	return crds
+}
 
 // InputCRDs are the input's own CRDs with the documents they were decoded
 // from (their places), in input order: what the language server places
