@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
+	"github.com/kubectl-crd/kubectl-crd/pkg/schemaproof"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -58,9 +59,14 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 	if err != nil {
 		return nil, err
 	}
-	schemaValidator, _, err := apiservervalidation.NewSchemaValidator(props)
+	schemaValidator, openapiSchema, err := apiservervalidation.NewSchemaValidator(props)
 	if err != nil {
 		return nil, err
+	}
+	if schemaproof.Enabled() {
+		// Most objects are valid: a compiled proof answers for those, the
+		// server's validator for the rest (see pkg/schemaproof).
+		schemaValidator = schemaproof.New(schemaValidator, openapiSchema)
 	}
 	s, err := structural(crd, version, props)
 	if err != nil {
