@@ -3,6 +3,8 @@ package schemaproof_test
 import (
 	"hash/fnv"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
@@ -41,16 +43,19 @@ func (tl *tally) check(t testing.TB, v *version, where string, value map[string]
 // TestProofIsSound checks every object of the data (the project's test
 // data and examples, and the corpus when present) against its CRD
 // version both ways, as written and pruned and defaulted as the server
-// validates it, and twenty mutations of each: wherever the proof holds,
-// the server's schema validation must find nothing. The proof must also
-// hold for most of what the server finds clean, or the fast path would
-// be a path never taken.
+// validates it, and mutations of each (twenty, or
+// KUBECTL_CRD_PROOF_MUTATIONS; the random choices are seeded by
+// KUBECTL_CRD_PROOF_SEED, 0 unless set, which CI sets anew on each run):
+// wherever the proof holds, the server's schema validation must find
+// nothing. The proof must also hold for most of what the server finds
+// clean, or the fast path would be a path never taken.
 func TestProofIsSound(t *testing.T) {
+	mutations, seed := envInt(t, "KUBECTL_CRD_PROOF_MUTATIONS", 20), envInt(t, "KUBECTL_CRD_PROOF_SEED", 0)
 	versions := readVersions(t, dataDirs()...)
 	var asRead, mutated tally
 	for _, v := range versions {
 		h := fnv.New64a()
-		h.Write([]byte(v.name))
+		h.Write([]byte(v.name + strconv.Itoa(seed)))
 		seed := h.Sum64()
 		for i, o := range v.objects {
 			pruned := runtime.DeepCopyJSON(o.value)
@@ -58,19 +63,31 @@ func TestProofIsSound(t *testing.T) {
 			asRead.check(t, v, o.where, o.value)
 			asRead.check(t, v, o.where+" (pruned)", pruned)
 			r := randChoices{rand.New(rand.NewPCG(seed, uint64(i)))}
-			for m := range 20 {
+			for m := range mutations {
 				mutated.check(t, v, o.where+" (mutated)", mutate(pruned, r, 1+m%3))
 			}
 		}
 	}
-	t.Logf("%d CRD versions; as read: %d values, %d clean by the server, %d proven; mutated: %d values, %d invalid by the server, %d proven",
-		len(versions), asRead.checked, asRead.serverClean, asRead.proven, mutated.checked, mutated.serverInvalid, mutated.proven)
+	t.Logf("seed %d, %d mutations of each object: %d CRD versions; as read: %d values, %d clean by the server, %d proven; mutated: %d values, %d invalid by the server, %d proven",
+		seed, mutations, len(versions), asRead.checked, asRead.serverClean, asRead.proven, mutated.checked, mutated.serverInvalid, mutated.proven)
 	if asRead.serverClean == 0 || mutated.serverInvalid == 0 {
 		t.Fatalf("the data has no clean or no invalid values: the test proves nothing")
 	}
 	if share := float64(asRead.proven) / float64(asRead.serverClean); share < 0.9 {
 		t.Errorf("the proof holds for %.0f%% of the values the server finds clean; want at least 90%%", 100*share)
 	}
+}
+
+func envInt(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", name, v, err)
+	}
+	return n
 }
 
 // FuzzProof mutates the objects of the data in the ways invalid objects
