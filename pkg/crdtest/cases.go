@@ -236,7 +236,7 @@ func (r *Runner) patched(ctx context.Context, crd *apiextensionsv1.CustomResourc
 // once per patched CRD.
 func (r *Runner) patchedValidator(crd *apiextensionsv1.CustomResourceDefinition, version string) (*validate.Validator, error) {
 	return r.patchedValidators.Get(fmt.Sprintf("%p/%s", crd, version), func() (*validate.Validator, error) {
-		return newValidator(crd, version)
+		return newValidator(crd, version, r.Admission != nil)
 	})
 }
 

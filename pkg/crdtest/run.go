@@ -273,15 +273,19 @@ func installable(crd *apiextensionsv1.CustomResourceDefinition) ([]byte, error) 
 // validator is the validator of a version of crd, built once per CRD.
 func (r *Runner) validator(crd *apiextensionsv1.CustomResourceDefinition, version string) (*validate.Validator, error) {
 	return r.validators.Get(variantKey(crd)+"/"+version, func() (*validate.Validator, error) {
-		return newValidator(crd, version)
+		return newValidator(crd, version, r.Admission != nil)
 	})
 }
 
 // newValidator checks the version is served, as the server answers only
-// for those, and builds its validator.
-func newValidator(crd *apiextensionsv1.CustomResourceDefinition, version string) (*validate.Validator, error) {
+// for those, and builds its validator (for admission policies too when
+// admitting).
+func newValidator(crd *apiextensionsv1.CustomResourceDefinition, version string, admitting bool) (*validate.Validator, error) {
 	if v := catalog.VersionNamed(crd, version); v == nil || !v.Served {
 		return nil, fmt.Errorf("no matches for kind %q in version %q", crd.Spec.Names.Kind, crd.Spec.Group+"/"+version)
+	}
+	if admitting {
+		return validate.NewAdmissionValidator(crd, version)
 	}
 	return validate.NewValidator(crd, version)
 }

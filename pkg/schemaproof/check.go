@@ -115,8 +115,10 @@ func (n *node) stringClean(s string) bool {
 			return false
 		}
 	}
-	if n.pattern != nil && !n.pattern.MatchString(s) {
-		return false
+	if n.pattern != nil {
+		if re := n.pattern.get(); re == nil || !re.MatchString(s) {
+			return false
+		}
 	}
 	return !n.formatChecked || strfmt.Default.Validates(n.format, s)
 }
@@ -199,9 +201,9 @@ func (n *node) objectClean(m map[string]any) bool {
 		}
 	}
 	for k, e := range m {
-		p, known := n.properties[k]
+		p := n.property(k)
 		switch {
-		case known:
+		case p != nil:
 			if !p.clean(e) {
 				return false
 			}

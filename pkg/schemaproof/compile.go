@@ -8,7 +8,11 @@
 package schemaproof
 
 import (
+	"reflect"
 	"regexp"
+	"slices"
+	"strings"
+	"sync"
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
@@ -50,6 +54,9 @@ func kindOfType(t string) uint8 {
 // keyword this package does not prove (patternProperties, uniqueItems,
 // dependencies, a list of item schemas, ...): no value is proven clean
 // against it, though one may still be proven to fail it (see fails).
+// What most schemas of a CRD have is in node; the rest is in constraints,
+// shared (none) by the nodes without any: a CRD's schema has thousands
+// of nodes, and the proof of every version a run meets stays in memory.
 type node struct {
 	unproven bool
 	// types: the kinds the schema's type admits; typed is false when the
@@ -57,39 +64,77 @@ type node struct {
 	types    uint8
 	typed    bool
 	nullable bool
-	format   string
+	closed   bool       // additionalProperties: false
+	props    []property // by name
+	items    *node
+	// additional is additionalProperties' schema; nil: any.
+	additional *node
+	*constraints
+}
+
+type property struct {
+	name string
+	node *node
+}
+
+// constraints are a schema's keywords beyond types and structure.
+type constraints struct {
+	format string
 	// formatChecked: the format is one the server's registry checks on
 	// strings (kube-openapi ignores the others).
 	formatChecked bool
-
-	enum    map[string]bool // the enum's string values
-	hasEnum bool
-
-	pattern            *regexp.Regexp
-	minLength          *int64
-	maxLength          *int64
-	minimum, maximum   *float64
-	exclMin, exclMax   bool
-	int32Range         bool // an integer of format int32
-	float32Range       bool // a number of format float
-	minItems, maxItems *int64
-	minProps, maxProps *int64
-	required           []string
-
-	properties map[string]*node
-	additional *node // additionalProperties' schema; nil: any
-	closed     bool  // additionalProperties: false
-	items      *node
-	allOf      []*node
-	anyOf      []*node
-	oneOf      []*node
-	not        *node
-	multipleOf *float64
+	hasEnum       bool
+	enum          map[string]bool // the enum's string values
+	pattern       *pattern
+	minLength     *int64
+	maxLength     *int64
+	minimum       *float64
+	maximum       *float64
+	exclMin       bool
+	exclMax       bool
+	int32Range    bool // an integer of format int32
+	float32Range  bool // a number of format float
+	multipleOf    *float64
+	minItems      *int64
+	maxItems      *int64
+	minProps      *int64
+	maxProps      *int64
+	required      []string
+	allOf         []*node
+	anyOf         []*node
+	oneOf         []*node
+	not           *node
 }
 
-// compile compiles s (never nil).
+// none are the constraints of a node without any.
+var none constraints
+
+// pattern is a regular expression compiled when first matched: most
+// patterns of a CRD never meet a value in a run.
+type pattern struct {
+	src  string
+	once sync.Once
+	re   *regexp.Regexp // nil when src does not compile
+}
+
+func (p *pattern) get() *regexp.Regexp {
+	p.once.Do(func() { p.re, _ = regexp.Compile(p.src) })
+	return p.re
+}
+
+// compiler compiles the schemas of one CRD version, each pattern once.
+type compiler struct {
+	patterns map[string]*pattern
+}
+
+// compile compiles the schema of a CRD version.
 func compile(s *spec.Schema) *node {
-	n := &node{nullable: s.Nullable, format: s.Format, multipleOf: s.MultipleOf}
+	c := &compiler{patterns: map[string]*pattern{}}
+	return c.node(s)
+}
+
+func (c *compiler) node(s *spec.Schema) *node {
+	n := &node{nullable: s.Nullable, constraints: &none}
 	n.unproven = len(s.Dependencies) > 0 || len(s.PatternProperties) > 0 || s.UniqueItems ||
 		s.AdditionalItems != nil || s.Ref.String() != "" ||
 		(s.Items != nil && (s.Items.Schema == nil || len(s.Items.Schemas) > 0))
@@ -101,70 +146,88 @@ func compile(s *spec.Schema) *node {
 		n.types |= k
 		n.typed = true
 	}
-	n.formatChecked = s.Format != "" && strfmt.Default.ContainsName(s.Format)
-	if len(s.Enum) > 0 {
-		n.hasEnum = true
-		n.enum = make(map[string]bool, len(s.Enum))
-		for _, v := range s.Enum {
-			if str, ok := v.(string); ok {
-				n.enum[str] = true
-			}
-		}
-	}
-	if s.Pattern != "" {
-		if re, err := regexp.Compile(s.Pattern); err == nil {
-			n.pattern = re
-		} else {
-			n.unproven = true
-		}
-	}
-	n.minLength, n.maxLength = s.MinLength, s.MaxLength
-	n.minimum, n.maximum, n.exclMin, n.exclMax = s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum
-	// kube-openapi checks the range of a format only when the schema has
-	// exactly one type (numberValidator).
-	if len(s.Type) == 1 {
-		n.int32Range = s.Type[0] == "integer" && s.Format == "int32"
-		n.float32Range = s.Type[0] == "number" && s.Format == "float"
-		if (s.Type[0] == "integer" && (s.Format == "uint32" || s.Format == "uint64")) ||
-			(s.Type[0] == "number" && (s.Format == "float32" || s.Format == "float64")) {
-			n.unproven = true
-		}
-	}
-	n.minItems, n.maxItems = s.MinItems, s.MaxItems
-	n.minProps, n.maxProps = s.MinProperties, s.MaxProperties
-	n.required = s.Required
 	if len(s.Properties) > 0 {
-		n.properties = make(map[string]*node, len(s.Properties))
+		n.props = make([]property, 0, len(s.Properties))
 		for name, p := range s.Properties {
-			n.properties[name] = compile(&p)
+			n.props = append(n.props, property{name, c.node(&p)})
 		}
+		slices.SortFunc(n.props, func(a, b property) int { return strings.Compare(a.name, b.name) })
 	}
 	if ap := s.AdditionalProperties; ap != nil {
 		switch {
 		case ap.Schema != nil:
-			n.additional = compile(ap.Schema)
+			n.additional = c.node(ap.Schema)
 		case !ap.Allows:
 			n.closed = true
 		}
 	}
 	if s.Items != nil && s.Items.Schema != nil {
-		n.items = compile(s.Items.Schema)
+		n.items = c.node(s.Items.Schema)
 	}
-	n.allOf = compileAll(s.AllOf)
-	n.anyOf = compileAll(s.AnyOf)
-	n.oneOf = compileAll(s.OneOf)
-	if s.Not != nil {
-		n.not = compile(s.Not)
+	if k := c.constraints(s, n); !reflect.ValueOf(k).IsZero() {
+		n.constraints = &k
 	}
 	return n
 }
 
-func compileAll(schemas []spec.Schema) []*node {
+// constraints compiles the keywords of s beyond types and structure.
+func (c *compiler) constraints(s *spec.Schema, n *node) constraints {
+	k := constraints{format: s.Format, required: s.Required, multipleOf: s.MultipleOf,
+		minLength: s.MinLength, maxLength: s.MaxLength,
+		minimum: s.Minimum, maximum: s.Maximum, exclMin: s.ExclusiveMinimum, exclMax: s.ExclusiveMaximum,
+		minItems: s.MinItems, maxItems: s.MaxItems, minProps: s.MinProperties, maxProps: s.MaxProperties}
+	k.formatChecked = s.Format != "" && strfmt.Default.ContainsName(s.Format)
+	if len(s.Enum) > 0 {
+		k.hasEnum = true
+		k.enum = make(map[string]bool, len(s.Enum))
+		for _, v := range s.Enum {
+			if str, ok := v.(string); ok {
+				k.enum[str] = true
+			}
+		}
+	}
+	if s.Pattern != "" {
+		p := c.patterns[s.Pattern]
+		if p == nil {
+			p = &pattern{src: s.Pattern}
+			c.patterns[s.Pattern] = p
+		}
+		k.pattern = p
+	}
+	// kube-openapi checks the range of a format only when the schema has
+	// exactly one type (numberValidator).
+	if len(s.Type) == 1 {
+		k.int32Range = s.Type[0] == "integer" && s.Format == "int32"
+		k.float32Range = s.Type[0] == "number" && s.Format == "float"
+		if (s.Type[0] == "integer" && (s.Format == "uint32" || s.Format == "uint64")) ||
+			(s.Type[0] == "number" && (s.Format == "float32" || s.Format == "float64")) {
+			n.unproven = true
+		}
+	}
+	k.allOf = c.all(s.AllOf)
+	k.anyOf = c.all(s.AnyOf)
+	k.oneOf = c.all(s.OneOf)
+	if s.Not != nil {
+		k.not = c.node(s.Not)
+	}
+	return k
+}
+
+func (c *compiler) all(schemas []spec.Schema) []*node {
 	var nodes []*node
 	for i := range schemas {
-		nodes = append(nodes, compile(&schemas[i]))
+		nodes = append(nodes, c.node(&schemas[i]))
 	}
 	return nodes
+}
+
+// property is the schema of the property named name (nil: none).
+func (n *node) property(name string) *node {
+	i, ok := slices.BinarySearchFunc(n.props, name, func(p property, name string) int { return strings.Compare(p.name, name) })
+	if !ok {
+		return nil
+	}
+	return n.props[i].node
 }
 
 // within reports whether f is inside the bounds, compared as floats.

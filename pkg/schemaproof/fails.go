@@ -32,8 +32,10 @@ func (n *node) fails(v any) bool {
 		if (n.minLength != nil && l < *n.minLength) || (n.maxLength != nil && l > *n.maxLength) {
 			return true
 		}
-		if n.pattern != nil && !n.pattern.MatchString(s) {
-			return true
+		if n.pattern != nil {
+			if re := n.pattern.get(); re != nil && !re.MatchString(s) {
+				return true
+			}
 		}
 	}
 	if m, ok := v.(map[string]any); ok {

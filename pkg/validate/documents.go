@@ -267,6 +267,9 @@ func (c *checker) validatorFor(ctx context.Context, gvk schema.GroupVersionKind,
 		if err != nil {
 			return nil, err
 		}
+		if c.opts.Admission != nil {
+			return NewAdmissionValidator(whole.CustomResourceDefinition, gvk.Version)
+		}
 		return NewValidator(whole.CustomResourceDefinition, gvk.Version)
 	})
 }

@@ -41,7 +41,8 @@ type Validator struct {
 	// (nil without one).
 	status rest.RESTUpdateStrategy
 	// resource is the kind's resource at the version; admission converts
-	// and defaults the kind's objects with interfaces.
+	// and defaults the kind's objects with interfaces (nil unless built
+	// for admission: they keep the whole CRD).
 	resource   schema.GroupVersionResource
 	interfaces admission.ObjectInterfaces
 }
@@ -53,8 +54,22 @@ type strategy interface {
 	rest.RESTUpdateStrategy
 }
 
-// NewValidator builds the validator of a CRD version.
+// NewValidator builds the validator of a CRD version, for objects checked
+// without admission policies. It keeps nothing of crd but what the
+// version's checks need.
 func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string) (*Validator, error) {
+	return newValidator(crd, version, false)
+}
+
+// NewAdmissionValidator is NewValidator for objects that go through
+// admission policies too (CreateWith, UpdateWith with a chain): it keeps
+// crd, whose other versions admission converts and defaults objects to
+// when a policy matches them there.
+func NewAdmissionValidator(crd *apiextensionsv1.CustomResourceDefinition, version string) (*Validator, error) {
+	return newValidator(crd, version, true)
+}
+
+func newValidator(crd *apiextensionsv1.CustomResourceDefinition, version string, admitting bool) (*Validator, error) {
 	props, err := internalSchema(crd, version)
 	if err != nil {
 		return nil, err
@@ -99,8 +114,10 @@ func NewValidator(crd *apiextensionsv1.CustomResourceDefinition, version string)
 	strategy := customresource.NewStrategy(crdserverscheme.NewUnstructuredObjectTyper(), crd.Spec.Scope == apiextensionsv1.NamespaceScoped, gvk,
 		schemaValidator, statusValidator, s, status, scale, selectable)
 	v := &Validator{gvk: gvk, structural: s, preserveUnknownFields: crd.Spec.PreserveUnknownFields, strategy: strategy,
-		resource:   gvk.GroupVersion().WithResource(crd.Spec.Names.Plural),
-		interfaces: policies.CustomResourceInterfaces(crd, schemaAt(crd, version, s))}
+		resource: gvk.GroupVersion().WithResource(crd.Spec.Names.Plural)}
+	if admitting {
+		v.interfaces = policies.CustomResourceInterfaces(crd, schemaAt(crd, version, s))
+	}
 	if status != nil {
 		v.status = customresource.NewStatusStrategy(strategy)
 	}
@@ -141,6 +158,9 @@ func (v *Validator) CreateWith(ctx context.Context, obj map[string]any, namespac
 // policies of chain (none when nil): obj becomes the object as the server
 // would store it.
 func (v *Validator) create(ctx context.Context, obj map[string]any, namespace string, chain *policies.Chain) Result {
+	if chain != nil && v.interfaces == nil {
+		return Result{Err: errNotForAdmission}
+	}
 	u := &unstructured.Unstructured{Object: obj}
 	unknown, err := decodeBody(u.Object, v.structural, v.preserveUnknownFields)
 	if err != nil {
@@ -184,6 +204,9 @@ func (v *Validator) UpdateWith(ctx context.Context, obj, old map[string]any, cha
 // changed), with the admission policies of chain (none when nil); opts
 // are the request's options (nil: a PUT's).
 func (v *Validator) update(ctx context.Context, obj, old map[string]any, chain *policies.Chain, opts runtime.Object) Result {
+	if chain != nil && v.interfaces == nil {
+		return Result{Err: errNotForAdmission}
+	}
 	u := &unstructured.Unstructured{Object: obj}
 	unknown, err := decodeBody(u.Object, v.structural, v.preserveUnknownFields)
 	if err != nil {
@@ -264,6 +287,10 @@ func schemaAt(crd *apiextensionsv1.CustomResourceDefinition, version string, s *
 		return other
 	}
 }
+
+// errNotForAdmission: policies given to a validator NewValidator built
+// (a mistake of the caller's, not the user's).
+var errNotForAdmission = errors.New("validate: admission policies given to a validator built without them (use NewAdmissionValidator)")
 
 // quiet keeps the server's request logging (such as its note on duplicate
 // validation errors, which are reported anyway) out of the user's output.
