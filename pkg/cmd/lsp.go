@@ -41,7 +41,8 @@ and the schema's fields, enums and the known kinds as completions.
 
 CRDs come from --crds, or from the cluster of the kubeconfig (--context),
 or from the client's settings (initializationOptions or
-workspace/didChangeConfiguration: "crds", "offline", "context"); the CRDs
+workspace/didChangeConfiguration: "crds", "offline", "context",
+"kubernetesVersion", "policies", "costWarning", "lint"); the CRDs
 in a file count for the objects beside them. CRD files are read again when
 they change. Objects are checked as creates. Logs go to standard error, or
 --log-file. See docs/lsp.md for Neovim, Helix, Emacs and VS Code.`,
@@ -75,7 +76,7 @@ func (o *LSPOptions) Complete(f *factory.Factory, _ *cobra.Command, args []strin
 			if slices.Contains(s.CRDs, "-") {
 				return nil, errors.New("crds: - (standard input) carries the protocol here: name files or directories")
 			}
-			env, _, err := f.WithSettings(s.CRDs, s.Context).Environment(s.Offline, nil)
+			env, _, err := f.WithSettings(s.CRDs, s.Context, s.KubernetesVersion).Environment(s.Offline, nil)
 			if err != nil {
 				return nil, err
 			}

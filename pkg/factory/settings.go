@@ -9,11 +9,12 @@ import (
 )
 
 // WithSettings is a factory of the same flags as f's but for another
-// kubeconfig context ("": f's) and other --crds: its own catalog,
+// kubeconfig context ("": f's), other --crds and another
+// --kubernetes-version ("": f's): its own catalog,
 // clients and Kubernetes version. The flags f's command line set are set
 // again on the new factory's flags, so that every kubeconfig flag (and
 // any kubectl adds) carries over.
-func (f *Factory) WithSettings(crds []string, context string) *Factory {
+func (f *Factory) WithSettings(crds []string, context, kubernetesVersion string) *Factory {
 	// The settings' sources read no standard input: the editor's
 	// connection may be on it.
 	streams := f.Streams
@@ -30,6 +31,9 @@ func (f *Factory) WithSettings(crds []string, context string) *Factory {
 	}
 	if context != "" {
 		_ = flags.Set("context", context)
+	}
+	if kubernetesVersion != "" {
+		_ = flags.Set("kubernetes-version", kubernetesVersion)
 	}
 	g.CRDPaths = crds
 	return g

@@ -27,7 +27,9 @@ type client struct {
 	calls map[int]chan message
 	diags chan protocol.PublishDiagnosticsParams
 	shown chan protocol.ShowMessageParams
-	done  chan error
+	// statuses are the MethodStatus notifications.
+	statuses chan Status
+	done     chan error
 }
 
 type message struct {
@@ -67,7 +69,7 @@ func startClient(t testing.TB, opts Options) *client {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &client{t: t, w: inW, calls: map[int]chan message{}, diags: make(chan protocol.PublishDiagnosticsParams, 100),
-		shown: make(chan protocol.ShowMessageParams, 100), done: make(chan error, 1)}
+		shown: make(chan protocol.ShowMessageParams, 100), statuses: make(chan Status, 100), done: make(chan error, 1)}
 	go func() {
 		err := Serve(context.Background(), inR, outW, opts)
 		outW.Close()
@@ -116,6 +118,10 @@ func (c *client) read(r io.Reader) {
 			var p protocol.PublishDiagnosticsParams
 			_ = json.Unmarshal(m.Params, &p)
 			c.diags <- p
+		case m.Method == MethodStatus:
+			var st Status
+			_ = json.Unmarshal(m.Params, &st)
+			c.statuses <- st
 		case m.Method == protocol.MethodWindowShowMessage:
 			var p protocol.ShowMessageParams
 			_ = json.Unmarshal(m.Params, &p)
@@ -181,7 +187,13 @@ func (c *client) diagnostics(uri string, version int) []protocol.Diagnostic {
 
 func (c *client) initialize(options any) {
 	c.t.Helper()
-	m := c.call(protocol.MethodInitialize, map[string]any{"processId": 1, "rootUri": "file:///", "capabilities": map[string]any{},
+	c.initializeWith(map[string]any{}, options)
+}
+
+// initializeWith initializes with the client capabilities given.
+func (c *client) initializeWith(capabilities map[string]any, options any) {
+	c.t.Helper()
+	m := c.call(protocol.MethodInitialize, map[string]any{"processId": 1, "rootUri": "file:///", "capabilities": capabilities,
 		"initializationOptions": options})
 	if m.Error != nil {
 		c.t.Fatalf("initialize: %v", m.Error.Message)

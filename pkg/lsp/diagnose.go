@@ -117,6 +117,7 @@ func (d *diagnoser) check(ctx context.Context, uri protocol.DocumentURI) {
 	if doc == nil {
 		return
 	}
+	d.s.status(Status{State: "checking"})
 	var diags []protocol.Diagnostic
 	func() {
 		defer func() {
@@ -128,6 +129,7 @@ func (d *diagnoser) check(ctx context.Context, uri protocol.DocumentURI) {
 		}()
 		diags = d.diagnostics(ctx, doc)
 	}()
+	d.s.status(d.s.checked(d.told))
 	if d.s.doc(uri) == nil {
 		return // closed meanwhile
 	}

@@ -54,6 +54,8 @@ type Server struct {
 	root     string // the workspace's folder, for relative paths in settings
 	shutdown bool
 	env      *environment
+	// wantsStatus: the client asked for MethodStatus notifications.
+	wantsStatus bool
 
 	diag *diagnoser
 }
@@ -247,6 +249,12 @@ func (s *Server) dispatch(ctx context.Context, req jsonrpc2.Request, exited chan
 			return nil, err
 		}
 		return s.complete(p.TextDocument.URI, p.Position), nil
+	case MethodTypeAt:
+		var p protocol.TextDocumentPositionParams
+		if err := decode(&p); err != nil {
+			return nil, err
+		}
+		return s.typeAt(p.TextDocument.URI, p.Position), nil
 	}
 	if _, isCall := req.(*jsonrpc2.Call); isCall {
 		return nil, rpcError(jsonrpc2.MethodNotFound, "%s is not a method kubectl crd lsp answers", req.Method())
@@ -263,6 +271,9 @@ type initializeParams struct {
 	RootURI          protocol.DocumentURI       `json:"rootUri"`
 	RootPath         string                     `json:"rootPath"`
 	Options          any                        `json:"initializationOptions"`
+	Capabilities     struct {
+		Experimental map[string]any `json:"experimental"`
+	} `json:"capabilities"`
 }
 
 func (s *Server) initialize(p initializeParams) (any, error) {
@@ -279,6 +290,7 @@ func (s *Server) initialize(p initializeParams) (any, error) {
 	if err := s.settings.merge(p.Options); err != nil {
 		return nil, rpcError(jsonrpc2.InvalidParams, "initializationOptions: %v", err)
 	}
+	s.wantsStatus = p.Capabilities.Experimental[MethodStatus] == true
 	return protocol.InitializeResult{
 		Capabilities: protocol.ServerCapabilities{
 			TextDocumentSync: protocol.TextDocumentSyncOptions{OpenClose: true, Change: protocol.TextDocumentSyncKindFull,

@@ -30,6 +30,9 @@ type Settings struct {
 	// Lint is the lint profile of the findings shown on CRDs (crd, the
 	// default, or kube), or off.
 	Lint string `json:"lint,omitempty"`
+	// KubernetesVersion is the version answered as, as
+	// --kubernetes-version gives it ("": the cluster's, else the newest).
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
 }
 
 // merge takes the settings raw gives (nil: none) over s's.
@@ -54,6 +57,7 @@ func (s *Settings) merge(raw any) error {
 		CostWarning *int      `json:"costWarning"`
 		Policies    *[]string `json:"policies"`
 		Lint        *string   `json:"lint"`
+		KubeVersion *string   `json:"kubernetesVersion"`
 	}
 	if err := json.Unmarshal(data, &next); err != nil {
 		return fmt.Errorf("settings: %w", err)
@@ -80,6 +84,9 @@ func (s *Settings) merge(raw any) error {
 			}
 		}
 		s.Lint = *next.Lint
+	}
+	if next.KubeVersion != nil {
+		s.KubernetesVersion = *next.KubeVersion
 	}
 	return nil
 }

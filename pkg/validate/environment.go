@@ -54,6 +54,9 @@ type Cluster struct {
 
 func (c Cluster) none() bool { return c.Config == nil && c.Err == nil }
 
+// Online tells whether the environment's answers come with a cluster's.
+func (e *Environment) Online() bool { return e.cluster.Config != nil }
+
 // Setting is what an environment is made of.
 type Setting struct {
 	Catalog *catalog.Catalog
