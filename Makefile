@@ -2,7 +2,7 @@ VERSION ?= dev
 DIST ?= dist
 LDFLAGS := -X github.com/kubectl-crd/kubectl-crd/pkg/cmd.Version=$(VERSION)
 
-.PHONY: build test fuzz devcluster dist
+.PHONY: build test fuzz devcluster dist vsix
 
 build:
 	go build -trimpath -ldflags "$(LDFLAGS)" -o bin/kubectl-crd ./cmd/kubectl-crd
@@ -28,3 +28,9 @@ devcluster:
 # only (the manifest then lists them alone), as the tests do by default.
 dist:
 	go run ./hack/dist -version $(VERSION) -out $(DIST) $(if $(PLATFORMS),-platforms $(PLATFORMS))
+
+# make vsix: the VS Code extension (editors/vscode) as $(DIST)/kubectl-crd.vsix,
+# packaged by @vscode/vsce from the npm registry; the binary is not in it.
+vsix:
+	cd editors/vscode && npm ci --no-audit --no-fund && npm run build && npm run package
+	mkdir -p $(DIST) && cp editors/vscode/kubectl-crd.vsix $(DIST)/
