@@ -2,7 +2,7 @@ VERSION ?= dev
 DIST ?= dist
 LDFLAGS := -X github.com/kubectl-crd/kubectl-crd/pkg/cmd.Version=$(VERSION)
 
-.PHONY: build test fuzz devcluster dist vsix
+.PHONY: build test fuzz devcluster dist vsix vscode-e2e
 
 build:
 	go build -trimpath -ldflags "$(LDFLAGS)" -o bin/kubectl-crd ./cmd/kubectl-crd
@@ -34,3 +34,10 @@ dist:
 vsix:
 	cd editors/vscode && npm ci --no-audit --no-fund && npm run build && npm run package
 	mkdir -p $(DIST) && cp editors/vscode/kubectl-crd.vsix $(DIST)/
+
+# make vscode-e2e: the extension in a real VS Code (code-server, installed
+# by editors/vscode/e2e/setup.sh from the npm registry) driven by headless
+# Chromium; screenshots in $(DIST)/vscode-e2e.
+vscode-e2e: vsix
+	go build -o $(DIST)/kubectl-crd ./cmd/kubectl-crd
+	PATH="$$(editors/vscode/e2e/setup.sh | tail -1):$$PATH" node editors/vscode/e2e/run.mjs $(DIST)/kubectl-crd.vsix $(DIST)/kubectl-crd $(DIST)/vscode-e2e

@@ -16,7 +16,6 @@ import {
   LanguageClientOptions,
   ServerOptions,
   StaticFeature,
-  TransportKind,
 } from "vscode-languageclient/node";
 import { documentEnd, holdsCRDs, holdsObjects } from "./manifests";
 import { Config, commandFlags, executable, onPath, readConfig, serverSettings } from "./settings";
@@ -134,8 +133,9 @@ async function start(): Promise<void> {
   const exe = executable(cfg, onPath(process.env, (f) => fs.existsSync(f)));
   const serverOptions: ServerOptions = {
     command: exe.command,
+    // No transport: with TransportKind.stdio the client adds --stdio to
+    // the arguments, which kubectl crd lsp (stdio always) refuses.
     args: [...exe.args, "lsp"],
-    transport: TransportKind.stdio,
     options: { cwd: root() },
   };
   const clientOptions: LanguageClientOptions = {
