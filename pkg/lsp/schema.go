@@ -123,19 +123,24 @@ func crdDoc(crd *apiextensionsv1.CustomResourceDefinition, version string) strin
 	return b.String()
 }
 
-func (s *Server) hover(uri protocol.DocumentURI, pos protocol.Position) *protocol.Hover {
-	doc := s.doc(uri)
+// point is the document of uri, its lines, and the row and cursor of pos
+// in it; doc is nil when the document is not open or pos is past its end.
+func (s *Server) point(uri protocol.DocumentURI, pos protocol.Position) (doc *document, lines []string, row int, c cursor) {
+	doc = s.doc(uri)
 	if doc == nil {
-		return nil
+		return nil, nil, 0, cursor{}
 	}
-	lines := doc.textLines()
-	row := int(pos.Line)
+	lines = doc.textLines()
+	row = int(pos.Line)
 	if row >= len(lines) {
-		return nil
+		return nil, nil, 0, cursor{}
 	}
-	col := byteColumn(lines[row], int(pos.Character))
-	c := cursorAt(lines, row, col)
-	if c.key == "" {
+	return doc, lines, row, cursorAt(lines, row, byteColumn(lines[row], int(pos.Character)))
+}
+
+func (s *Server) hover(uri protocol.DocumentURI, pos protocol.Position) *protocol.Hover {
+	doc, lines, row, c := s.point(uri, pos)
+	if doc == nil || c.key == "" {
 		return nil
 	}
 	if c.key == "rule" {

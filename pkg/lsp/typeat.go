@@ -21,20 +21,14 @@ type TypeAt struct {
 }
 
 func (s *Server) typeAt(uri protocol.DocumentURI, pos protocol.Position) *TypeAt {
-	doc := s.doc(uri)
+	doc, _, row, c := s.point(uri, pos)
 	if doc == nil {
-		return nil
-	}
-	lines := doc.textLines()
-	row := int(pos.Line)
-	if row >= len(lines) {
 		return nil
 	}
 	crd, version := s.crdAt(doc, row)
 	if crd == nil {
 		return nil
 	}
-	c := cursorAt(lines, row, byteColumn(lines[row], int(pos.Character)))
 	path := fieldPath(c.path())
 	if c.key != "" && !(len(path) == 0 && (c.key == "apiVersion" || c.key == "kind")) {
 		path = append(path, c.key)
