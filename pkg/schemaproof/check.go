@@ -4,7 +4,7 @@ import (
 	"math"
 	"unicode/utf8"
 
-	"github.com/go-openapi/swag"
+	"github.com/go-openapi/swag/conv"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 )
 
@@ -162,7 +162,7 @@ func multipleOf(data, factor float64) bool {
 	if factor < 1 {
 		mult = 1 / factor * data
 	}
-	return swag.IsFloat64AJSONInteger(mult)
+	return conv.IsFloat64AJSONInteger(mult)
 }
 
 func (n *node) numberClean(f float64) bool {
