@@ -51,7 +51,12 @@ func (tl *tally) check(t testing.TB, v *version, where string, value map[string]
 // clean, or the fast path would be a path never taken.
 func TestProofIsSound(t *testing.T) {
 	mutations, seed := envInt(t, "KUBECTL_CRD_PROOF_MUTATIONS", 20), envInt(t, "KUBECTL_CRD_PROOF_SEED", 0)
-	versions := readVersions(t, dataDirs()...)
+	dirs := dataDirs()
+	if raceDetector {
+		// See raceDetector: the project's data only, as read.
+		mutations, dirs = 0, dirs[:2]
+	}
+	versions := readVersions(t, dirs...)
 	var asRead, mutated tally
 	for _, v := range versions {
 		h := fnv.New64a()
@@ -70,7 +75,7 @@ func TestProofIsSound(t *testing.T) {
 	}
 	t.Logf("seed %d, %d mutations of each object: %d CRD versions; as read: %d values, %d clean by the server, %d proven; mutated: %d values, %d invalid by the server, %d proven",
 		seed, mutations, len(versions), asRead.checked, asRead.serverClean, asRead.proven, mutated.checked, mutated.serverInvalid, mutated.proven)
-	if asRead.serverClean == 0 || mutated.serverInvalid == 0 {
+	if asRead.serverClean == 0 || (mutations > 0 && mutated.serverInvalid == 0) {
 		t.Fatalf("the data has no clean or no invalid values: the test proves nothing")
 	}
 	if share := float64(asRead.proven) / float64(asRead.serverClean); share < 0.9 {
@@ -94,7 +99,11 @@ func envInt(t *testing.T, name string, def int) int {
 // differ from valid ones (see mutate) and checks the proof against the
 // server's schema validation.
 func FuzzProof(f *testing.F) {
-	versions := readVersions(f, dataDirs()...)
+	dirs := dataDirs()
+	if raceDetector {
+		dirs = dirs[:2] // see raceDetector
+	}
+	versions := readVersions(f, dirs...)
 	var with []*version
 	for _, v := range versions {
 		if len(v.objects) > 0 {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package schemaproof_test
+
+const raceDetector = false
