@@ -1,6 +1,10 @@
 package lsp
 
-import "go.lsp.dev/protocol"
+import (
+	"strings"
+
+	"go.lsp.dev/protocol"
+)
 
 // MethodTypeAt is the request for the type and field at a point of a
 // document (params: textDocument and position, as for hover): what a
@@ -33,13 +37,6 @@ func (s *Server) typeAt(uri protocol.DocumentURI, pos protocol.Position) *TypeAt
 	if c.key != "" && !(len(path) == 0 && (c.key == "apiVersion" || c.key == "kind")) {
 		path = append(path, c.key)
 	}
-	field := ""
-	for i, p := range path {
-		if i > 0 {
-			field += "."
-		}
-		field += p
-	}
 	return &TypeAt{APIVersion: crd.Spec.Group + "/" + version, Kind: crd.Spec.Names.Kind,
-		Resource: crd.Spec.Names.Plural + "." + crd.Spec.Group, Field: field}
+		Resource: crd.Spec.Names.Plural + "." + crd.Spec.Group, Field: strings.Join(path, ".")}
 }
