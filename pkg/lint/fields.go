@@ -7,13 +7,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // field runs the checks of one schema node.
 func (l *crdLint) field(n *node) {
 	s := n.s
-	if n.parent == nil || n.inMetadata() {
+	if n.parent == nil || n.serverOwned() {
 		return
 	}
 	switch s.Type {
@@ -33,15 +34,21 @@ func (l *crdLint) field(n *node) {
 		if s.XListType == nil {
 			l.add(n, "ssatags", "a list without x-kubernetes-list-type: server-side apply replaces it whole (atomic)", "set x-kubernetes-list-type: map (with x-kubernetes-list-map-keys) for objects, set for unique scalars, or atomic when replacing it whole is meant")
 		}
-		if items := itemSchema(s); items != nil && items.Type == "object" && len(items.Properties) > 0 && len(items.Required) == 0 {
+		if items := itemSchema(s); items != nil && items.Type == "object" && len(items.Properties) > 0 && len(items.Required) == 0 && acceptsEmpty(items) {
 			l.add(n, "arrayofstruct", "a list of objects none of whose fields is required: an empty item {} is valid, and items cannot be told apart", "make at least one field of the items required")
 		}
 	case "object":
-		if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		switch {
+		case s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
 			l.bounded(n, s.MaxProperties, "maxlength", "a map without maxProperties", "set maxProperties: the most entries the field needs")
+			if s.MinProperties == nil {
+				l.add(n, "minlength", "a map without minProperties: an empty map is valid", "set minProperties: 1, or say in the description what an empty map means")
+			}
 			if v := s.AdditionalProperties.Schema; v.Type != "string" {
 				l.add(n, "nomaps", fmt.Sprintf("a map of %s values: maps are hard to extend and to merge", typeName(v)), "use a list of objects keyed by a name (x-kubernetes-list-type: map)")
 			}
+		case len(s.Properties) > 0 && len(s.Required) == 0 && s.MinProperties == nil && !s.XEmbeddedResource && acceptsEmpty(s):
+			l.add(n, "minlength", "an object none of whose fields is required, without minProperties: the empty object {} is valid", "make a field required, or set minProperties: 1")
 		}
 	case "number":
 		l.add(n, "nofloats", "a floating-point number: its value is not the same across languages and encodings", "use an integer (of a named unit, or scaled), or a resource.Quantity string")
@@ -60,16 +67,29 @@ func (l *crdLint) field(n *node) {
 		l.add(n, "nonullable", "a nullable field: null and absent then mean two things", "drop nullable: true and let absent mean unset")
 	}
 	if n.required && s.Default != nil {
-		l.add(n, "defaultorrequired", "a required field with a default: the default is never used", "make the field optional, or drop the default")
+		l.add(n, "defaultorrequired", "a required field with a default: the server sets the default before it checks required, so the field may be left out and required never fails", "drop required (the default keeps the field set), or drop the default where the user must choose")
 	}
 	l.names(n)
 	l.enum(n)
 	if s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields && (n.field == "spec" || n.field == "status") {
 		l.add(n, "preserve-unknown-fields", "x-kubernetes-preserve-unknown-fields on the whole "+n.field+": nothing in it is pruned or validated", "describe its fields; keep unknown fields only where free-form data is meant")
 	}
-	if n.field == "status.conditions" {
+	if n.field == "status.conditions" || n.name == "conditions" && conditionShaped(s) {
 		l.conditions(n)
 	}
+}
+
+// acceptsEmpty tells whether {} is a valid value of an object schema
+// with no required field and no minProperties: it is, unless an anyOf,
+// oneOf, allOf or not, or a CEL rule ("exactly one of", as controller-gen
+// writes +kubebuilder:validation:ExactlyOneOf) refuses it; those the
+// server's own validators decide.
+func acceptsEmpty(s *apiextensionsv1.JSONSchemaProps) bool {
+	if len(s.XValidations) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && len(s.AllOf) == 0 && s.Not == nil {
+		return true
+	}
+	ok, err := validate.Accepts(s, map[string]any{})
+	return ok || err != nil
 }
 
 // bounded reports an unbounded string, list or map.
@@ -136,13 +156,33 @@ func (l *crdLint) enum(n *node) {
 	}
 }
 
-// conditions checks status.conditions is a list-map keyed by type.
+// conditions checks a list of conditions (status.conditions, or any
+// field named conditions whose items are metav1.Condition's) is an
+// optional list-map keyed by type.
 func (l *crdLint) conditions(n *node) {
 	s := n.s
 	keyed := s.Type == "array" && s.XListType != nil && *s.XListType == "map" && len(s.XListMapKeys) == 1 && s.XListMapKeys[0] == "type"
 	if !keyed {
-		l.add(n, "conditions", "status.conditions is not a list-map keyed by type: server-side apply cannot merge one condition", "x-kubernetes-list-type: map and x-kubernetes-list-map-keys: [type], the items metav1.Condition's schema")
+		l.add(n, "conditions", n.field+" is not a list-map keyed by type: server-side apply cannot merge one condition", "x-kubernetes-list-type: map and x-kubernetes-list-map-keys: [type], the items metav1.Condition's schema")
 	}
+	if n.required {
+		l.add(n, "conditions", "required conditions: controllers write them after the object exists", "make "+n.name+" optional")
+	}
+}
+
+// conditionShaped tells whether a list's items are metav1.Condition's:
+// type, status and lastTransitionTime.
+func conditionShaped(s *apiextensionsv1.JSONSchemaProps) bool {
+	items := itemSchema(s)
+	if items == nil {
+		return false
+	}
+	for _, name := range []string{"type", "status", "lastTransitionTime"} {
+		if _, ok := items.Properties[name]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func itemSchema(s *apiextensionsv1.JSONSchemaProps) *apiextensionsv1.JSONSchemaProps {

@@ -55,9 +55,12 @@ func TestEachCheckAtItsField(t *testing.T) {
 			}
 		}
 	}
+	// v2's status.conditions is both a required status field and
+	// required conditions.
 	want = append(want,
 		fmt.Sprintf("printercolumn-path %d", lineOf(lines, "jsonPath: .spec.colour")),
-		fmt.Sprintf("deprecation-warning %d", lineOf(lines, "- name: v1")))
+		fmt.Sprintf("deprecation-warning %d", lineOf(lines, "- name: v1")),
+		fmt.Sprintf("conditions %d", lastLineOf(lines, "conditions:")))
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
@@ -80,6 +83,15 @@ func descriptionOffset(lines []string, i int) int {
 	for j := i - 1; j >= 0; j-- {
 		if len(lines[j])-len(strings.TrimLeft(lines[j], " ")) < indent {
 			return i - j
+		}
+	}
+	return 0
+}
+
+func lastLineOf(lines []string, s string) int {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], s) {
+			return i + 1
 		}
 	}
 	return 0

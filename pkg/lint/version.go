@@ -22,9 +22,12 @@ func (l *crdLint) versionWide(v apiextensionsv1.CustomResourceDefinitionVersion,
 	}
 	if slices.Contains(root.s.Required, "status") {
 		l.add(&node{s: &status, doc: root.doc + ".properties.status", field: "status"}, "statusoptional", "a required status: an object cannot be created before its controller has written status", "drop status from required")
-	} else if hasStatus && len(status.Required) > 0 {
-		l.add(&node{s: &status, doc: root.doc + ".properties.status.required", field: "status"}, "statusoptional",
-			fmt.Sprintf("required status fields (%s): a controller must write them all in its first status write", strings.Join(status.Required, ", ")), "make status fields optional")
+	}
+	for _, name := range status.Required {
+		if field, ok := status.Properties[name]; ok {
+			l.add(&node{s: &field, doc: root.doc + ".properties.status.properties." + name, field: "status." + name}, "statusoptional",
+				"a required status field: a controller must write it in its first status write, whatever it knows then", "make "+name+" optional (drop it from status.required)")
+		}
 	}
 	if v.Deprecated && v.Served && v.DeprecationWarning == nil {
 		l.add(nil, "deprecation-warning", "a deprecated version without deprecationWarning: clients get the server's generic warning, which names no replacement", "set deprecationWarning: what to use instead")

@@ -94,8 +94,13 @@ func join(parent, name string) string {
 	return parent + "." + name
 }
 
-// inMetadata tells whether n is metadata or under it: the server's own
-// schema, not the CRD's to bound.
-func (n *node) inMetadata() bool {
-	return n.field == "metadata" || strings.HasPrefix(n.field, "metadata.") || strings.HasPrefix(n.field, "metadata[")
+// serverOwned tells whether n is the object's apiVersion, kind or
+// metadata, or under metadata: the server's own schema, not the CRD's to
+// bound or name.
+func (n *node) serverOwned() bool {
+	switch n.field {
+	case "apiVersion", "kind", "metadata":
+		return true
+	}
+	return strings.HasPrefix(n.field, "metadata.") || strings.HasPrefix(n.field, "metadata[")
 }
