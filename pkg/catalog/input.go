@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
@@ -23,20 +24,28 @@ type InputCRD struct {
 // is returned as the error, naming its place; the rest is still split,
 // for callers that report such a CRD with the other documents.
 func Split(docs []manifest.Document) (crds []InputCRD, objects []*manifest.Document, err error) {
+	var at []int // the CRDs' documents
 	for i := range docs {
 		d := &docs[i]
 		if d.Err != nil || !IsCRD(d.TypeMeta()) {
 			objects = append(objects, d)
 			continue
 		}
-		crd, derr := DecodeCRD(d)
-		if derr != nil {
+		at = append(at, i)
+	}
+	// A CRD's decoding (to the internal type too) takes milliseconds, and
+	// a chart or a repository holds dozens: they are decoded on every core.
+	decoded := make([]*CRD, len(at))
+	errs := make([]error, len(at))
+	parallel.Each(len(at), 1, func(k int) { decoded[k], errs[k] = DecodeCRD(&docs[at[k]]) })
+	for k, i := range at {
+		if errs[k] != nil {
 			if err == nil {
-				err = derr
+				err = errs[k]
 			}
 			continue
 		}
-		crds = append(crds, InputCRD{CRD: crd, Doc: d})
+		crds = append(crds, InputCRD{CRD: decoded[k], Doc: &docs[i]})
 	}
 	return crds, objects, err
 }

@@ -12,12 +12,14 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
@@ -123,7 +125,14 @@ func Estimate(crd *apiextensionsv1.CustomResourceDefinition) (CRD, error) {
 	for i, ver := range internal.Spec.Versions {
 		e := Version{Name: ver.Name, TotalLimit: CRDLimit, Rules: []Rule{}}
 		if ver.Schema != nil && ver.Schema.OpenAPIV3Schema != nil {
-			e = explained(ver.Schema.OpenAPIV3Schema, field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema"))
+			path := field.NewPath("spec", "versions").Index(i).Child("schema", "openAPIV3Schema")
+			if j := sameSchema(internal.Spec.Versions[:i], ver.Schema.OpenAPIV3Schema); j >= 0 {
+				// Versions often share one schema (v1beta1 kept beside v1):
+				// the estimate is the same, only the places are not.
+				e = moved(out.Versions[j], path.String())
+			} else {
+				e = explained(ver.Schema.OpenAPIV3Schema, path)
+			}
 			e.Name = ver.Name
 		}
 		out.Versions = append(out.Versions, e)
@@ -131,10 +140,39 @@ func Estimate(crd *apiextensionsv1.CustomResourceDefinition) (CRD, error) {
 	return out, nil
 }
 
+// sameSchema is the index of the first of versions whose schema equals s,
+// or -1.
+func sameSchema(versions []apiextensions.CustomResourceDefinitionVersion, s *apiextensions.JSONSchemaProps) int {
+	for i, v := range versions {
+		if v.Schema != nil && apiequality.Semantic.DeepEqual(v.Schema.OpenAPIV3Schema, s) {
+			return i
+		}
+	}
+	return -1
+}
+
+// moved is a version's estimate for the same schema at another place.
+func moved(v Version, schema string) Version {
+	out := v
+	out.Schema = schema
+	out.Rules = make([]Rule, len(v.Rules))
+	for i, r := range v.Rules {
+		r.Path = schema + strings.TrimPrefix(r.Path, v.Schema)
+		if r.MessageExpressionPath != "" {
+			r.MessageExpressionPath = schema + strings.TrimPrefix(r.MessageExpressionPath, v.Schema)
+		}
+		out.Rules[i] = r
+	}
+	return out
+}
+
 // estimate walks a schema as the server's CRD validation does, compiling
 // the rules of each node where the server does.
 func estimate(root *apiextensions.JSONSchemaProps, path *field.Path) Version {
 	v := Version{Schema: path.String(), TotalLimit: CRDLimit, Rules: []Rule{}}
+	if !hasRules(root) {
+		return v // most schemas: the walk's contexts would be built for nothing
+	}
 	top := node{schema: root, path: path, edit: func(f func(*apiextensions.JSONSchemaProps)) { f(root) }}
 	walk(top, validation.RootCELContext(root), nil, func(on []node, ctx *validation.CELSchemaContext) {
 		rules := compile(on, ctx)
@@ -149,6 +187,22 @@ func estimate(root *apiextensions.JSONSchemaProps, path *field.Path) Version {
 	}
 	sort.SliceStable(v.Rules, func(i, j int) bool { return v.Rules[i].Cost > v.Rules[j].Cost })
 	return v
+}
+
+// hasRules tells whether a schema has a rule where walk visits.
+func hasRules(s *apiextensions.JSONSchemaProps) bool {
+	if len(s.XValidations) > 0 {
+		return true
+	}
+	for _, p := range s.Properties {
+		if hasRules(&p) {
+			return true
+		}
+	}
+	if a := s.AdditionalProperties; a != nil && a.Schema != nil && hasRules(a.Schema) {
+		return true
+	}
+	return s.Items != nil && s.Items.Schema != nil && hasRules(s.Items.Schema)
 }
 
 // markContributors marks the expressions the server names when it

@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -95,4 +96,51 @@ func TestDriversAndBounds(t *testing.T) {
 		}
 	}
 	t.Errorf("no maxItems bound suggested: %+v", bounded.Drivers)
+}
+
+// TestRulesOfOneNodeAndSharedSchemas: two rules on one node, measured
+// together, each keep their own drivers (one reads the list, the other
+// the string); a version with the schema of another gets the same
+// estimate at its own place.
+func TestRulesOfOneNodeAndSharedSchemas(t *testing.T) {
+	crd := crdWith("self.names.all(n, self.names.exists(m, m == n))", nil, nil)
+	spec := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+	spec.XValidations = append(spec.XValidations, apiextensionsv1.ValidationRule{Rule: "self.other.matches('^a+$')"})
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = spec
+	// v2's schema is v1's; v3's is not (were all the same, the server
+	// would keep one schema for all).
+	v2 := *crd.Spec.Versions[0].DeepCopy()
+	v2.Name, v2.Storage = "v2", false
+	v3 := *v2.DeepCopy()
+	v3.Name = "v3"
+	v3.Schema.OpenAPIV3Schema.Properties["status"] = apiextensionsv1.JSONSchemaProps{Type: "object"}
+	crd.Spec.Versions = append(crd.Spec.Versions, v2, v3)
+	e, err := Estimate(crd)
+	if err != nil || len(e.Versions) != 3 {
+		t.Fatalf("%v %+v", err, e)
+	}
+	fields := map[string][]string{}
+	for _, r := range e.Versions[0].Rules {
+		for _, d := range r.Drivers {
+			fields[r.Rule] = append(fields[r.Rule], d.Field)
+		}
+	}
+	if got := fields["self.other.matches('^a+$')"]; len(got) != 1 || got[0] != "spec.other" {
+		t.Errorf("the string rule's drivers: %v", got)
+	}
+	for _, f := range fields["self.names.all(n, self.names.exists(m, m == n))"] {
+		if f == "spec.other" {
+			t.Errorf("the list rule is driven by the string it does not read: %v", fields)
+		}
+	}
+	one, two := e.Versions[0], e.Versions[1]
+	if !strings.Contains(two.Schema, "versions[1]") || len(one.Rules) != len(two.Rules) {
+		t.Fatalf("v2's estimate: %+v", two)
+	}
+	for i := range one.Rules {
+		a, b := one.Rules[i], two.Rules[i]
+		if b.Path != strings.Replace(a.Path, "versions[0]", "versions[1]", 1) || a.Cost != b.Cost || len(a.Drivers) != len(b.Drivers) {
+			t.Errorf("rule %d: v1 %+v, v2 %+v", i, a, b)
+		}
+	}
 }

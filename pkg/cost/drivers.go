@@ -34,26 +34,38 @@ type Driver struct {
 // over its limit, the bound on each driver that would make it fit.
 func explained(root *apiextensions.JSONSchemaProps, path *field.Path) Version {
 	v := estimate(root, path)
+	// Drivers are measured where the cost matters (1% of the limit or
+	// more): finding them estimates the rules again several times, the
+	// rules of one node together.
+	var nodes []string
+	byNode := map[string][]*Rule{}
 	for i := range v.Rules {
 		r := &v.Rules[i]
 		r.Calls = growingCalls(r.Rule)
-		// Drivers are measured where the cost matters (1% of the limit or
-		// more): finding them estimates the rule again several times.
 		if r.Cost >= r.Limit/100 {
-			r.Drivers = effective(r)
+			at := r.on[len(r.on)-1].path.String()
+			if byNode[at] == nil {
+				nodes = append(nodes, at)
+			}
+			byNode[at] = append(byNode[at], r)
 		}
+	}
+	for _, at := range nodes {
+		effective(byNode[at])
 	}
 	return v
 }
 
-// effective are the candidates that change the rule's estimated cost,
-// with their effects, the largest first: each is measured with every
-// other candidate bounded to 1, so that a field whose cost is hidden by
-// another unbounded one (both saturate the estimate) still shows.
-func effective(r *Rule) []Driver {
-	cands := drivers(r.on)
+// effective sets the drivers of rules of one node: the candidates that
+// change each rule's estimated cost, with their effects, the largest
+// first. Each is measured with every other candidate bounded to 1, so
+// that a field whose cost is hidden by another unbounded one (both
+// saturate the estimate) still shows.
+func effective(rules []*Rule) {
+	on := rules[0].on
+	cands := drivers(on)
 	if len(cands) == 0 {
-		return nil
+		return
 	}
 	one := int64(1)
 	set := func(c candidate, bound *int64) {
@@ -62,57 +74,73 @@ func effective(r *Rule) []Driver {
 	for _, c := range cands {
 		set(c, &one)
 	}
-	floor := costWith(r)
+	floor := costsWith(on, rules)
+	effects := make([][]uint64, len(rules)) // by rule, by candidate
+	for k := range effects {
+		effects[k] = make([]uint64, len(cands))
+	}
 	// Unbounding more fields never lowers the estimate, so a group of
-	// candidates that adds nothing together holds no driver: only groups
-	// that add something are split, and a rule with few drivers among
-	// thousands of fields (a pod template's) is estimated a few dozen
-	// times, not thousands.
-	var measure func(group []int)
-	measure = func(group []int) {
+	// candidates that adds nothing to a rule holds none of its drivers:
+	// only groups that add something to some rule are split, for those
+	// rules, and a rule with few drivers among thousands of fields (a
+	// pod template's) is estimated a few dozen times, not thousands.
+	var measure func(group, active []int)
+	measure = func(group, active []int) {
 		for _, i := range group {
 			set(cands[i], nil)
 		}
-		c := costWith(r)
+		costs := costsWith(on, rules)
 		for _, i := range group {
 			set(cands[i], &one)
 		}
-		if c <= floor {
-			return
+		var rising []int
+		for _, k := range active {
+			if costs[k] > floor[k] {
+				rising = append(rising, k)
+			}
 		}
-		if len(group) == 1 {
-			cands[group[0]].driver.Effect = c - floor
-			return
+		switch {
+		case len(rising) == 0:
+		case len(group) == 1:
+			for _, k := range rising {
+				effects[k][group[0]] = costs[k] - floor[k]
+			}
+		default:
+			measure(group[:len(group)/2], rising)
+			measure(group[len(group)/2:], rising)
 		}
-		measure(group[:len(group)/2])
-		measure(group[len(group)/2:])
 	}
 	all := make([]int, len(cands))
 	for i := range all {
 		all[i] = i
 	}
-	measure(all)
+	active := make([]int, len(rules))
+	for k := range active {
+		active[k] = k
+	}
+	measure(all, active)
 	for _, c := range cands {
 		set(c, nil)
 	}
-	var found []candidate
-	for _, c := range cands {
-		if c.driver.Effect > 0 {
-			found = append(found, c)
+	for k, r := range rules {
+		var found []candidate
+		for i, c := range cands {
+			if effects[k][i] > 0 {
+				c.driver.Effect = effects[k][i]
+				found = append(found, c)
+			}
+		}
+		slices.SortStableFunc(found, func(a, b candidate) int { return cmp.Compare(b.driver.Effect, a.driver.Effect) })
+		for i, c := range found {
+			// The bound that makes the rule fit is searched for the most
+			// effective drivers only: each search estimates the rule
+			// again dozens of times.
+			if r.Over() && i < boundsSearched {
+				c.driver.Bound = fitting(r, c)
+			}
+			r.Drivers = append(r.Drivers, c.driver)
 		}
 	}
-	slices.SortStableFunc(found, func(a, b candidate) int { return cmp.Compare(b.driver.Effect, a.driver.Effect) })
-	out := make([]Driver, len(found))
-	for i, c := range found {
-		// The bound that makes the rule fit is searched for the most
-		// effective drivers only: each search estimates the rule again
-		// dozens of times.
-		if r.Over() && i < boundsSearched {
-			c.driver.Bound = fitting(r, c)
-		}
-		out[i] = c.driver
-	}
-	return out
 }
 
 // boundsSearched is how many drivers of a rule over its limit get the
@@ -121,21 +149,31 @@ func effective(r *Rule) []Driver {
 const boundsSearched = 3
 
 // costWith is the rule's cost (times its cardinality) as the schema is
-// now: its node's context built again down its path, its node's rules
-// compiled again, as the server would on the schema so changed.
+// now: see costsWith.
 func costWith(r *Rule) uint64 {
-	ctx := validation.RootCELContext(r.on[0].schema)
-	for _, n := range r.on[1:] {
+	return costsWith(r.on, []*Rule{r})[0]
+}
+
+// costsWith are the costs (times their cardinality) of rules of the node
+// at the end of on, as the schema is now: the node's context built again
+// down its path, its rules compiled again, as the server would on the
+// schema so changed.
+func costsWith(on []node, rules []*Rule) []uint64 {
+	out := make([]uint64, len(rules))
+	ctx := validation.RootCELContext(on[0].schema)
+	for _, n := range on[1:] {
 		if ctx == nil {
-			return 0
+			return out
 		}
 		ctx = n.down(ctx)
 	}
-	rules := compile(r.on, ctx)
-	if r.index >= len(rules) {
-		return 0
+	compiled := compile(on, ctx)
+	for k, r := range rules {
+		if r.index < len(compiled) {
+			out[k] = compiled[r.index].Cost
+		}
 	}
-	return rules[r.index].Cost
+	return out
 }
 
 // candidate is a driver with the node it bounds.

@@ -3,12 +3,10 @@ package lint
 import (
 	"encoding/json"
 	"fmt"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"regexp"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // field runs the checks of one schema node.
@@ -34,7 +32,7 @@ func (l *crdLint) field(n *node) {
 		if s.XListType == nil {
 			l.add(n, "ssatags", "a list without x-kubernetes-list-type: server-side apply replaces it whole (atomic)", "set x-kubernetes-list-type: map (with x-kubernetes-list-map-keys) for objects, set for unique scalars, or atomic when replacing it whole is meant")
 		}
-		if items := itemSchema(s); items != nil && items.Type == "object" && len(items.Properties) > 0 && len(items.Required) == 0 && acceptsEmpty(items) {
+		if items := itemSchema(s); items != nil && items.Type == "object" && len(items.Properties) > 0 && len(items.Required) == 0 && l.empty.accepts(items) {
 			l.add(n, "arrayofstruct", "a list of objects none of whose fields is required: an empty item {} is valid, and items cannot be told apart", "make at least one field of the items required")
 		}
 	case "object":
@@ -47,7 +45,7 @@ func (l *crdLint) field(n *node) {
 			if v := s.AdditionalProperties.Schema; v.Type != "string" {
 				l.add(n, "nomaps", fmt.Sprintf("a map of %s values: maps are hard to extend and to merge", typeName(v)), "use a list of objects keyed by a name (x-kubernetes-list-type: map)")
 			}
-		case len(s.Properties) > 0 && len(s.Required) == 0 && s.MinProperties == nil && !s.XEmbeddedResource && acceptsEmpty(s):
+		case len(s.Properties) > 0 && len(s.Required) == 0 && s.MinProperties == nil && !s.XEmbeddedResource && l.empty.accepts(s):
 			l.add(n, "minlength", "an object none of whose fields is required, without minProperties: the empty object {} is valid", "make a field required, or set minProperties: 1")
 		}
 	case "number":
@@ -77,19 +75,6 @@ func (l *crdLint) field(n *node) {
 	if n.field == "status.conditions" || n.name == "conditions" && conditionShaped(s) {
 		l.conditions(n)
 	}
-}
-
-// acceptsEmpty tells whether {} is a valid value of an object schema
-// with no required field and no minProperties: it is, unless an anyOf,
-// oneOf, allOf or not, or a CEL rule ("exactly one of", as controller-gen
-// writes +kubebuilder:validation:ExactlyOneOf) refuses it; those the
-// server's own validators decide.
-func acceptsEmpty(s *apiextensionsv1.JSONSchemaProps) bool {
-	if len(s.XValidations) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && len(s.AllOf) == 0 && s.Not == nil {
-		return true
-	}
-	ok, err := validate.Accepts(s, map[string]any{})
-	return ok || err != nil
 }
 
 // bounded reports an unbounded string, list or map.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/cost"
 	"github.com/kubectl-crd/kubectl-crd/pkg/report"
@@ -82,13 +83,21 @@ func Lint(crds []catalog.InputCRD, opts Options) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Finding
-	for _, c := range crds {
+	// CRDs are checked on every core: most of the time is the CEL cost
+	// estimate of each CRD's rules, which shares nothing between CRDs.
+	each := make([][]Finding, len(crds))
+	empty := &emptyObjects{answers: map[string]bool{}}
+	parallel.Each(len(crds), 1, func(i int) {
+		c := crds[i]
 		est, ok := opts.Estimates[c.CustomResourceDefinition]
 		if !ok {
 			est, _ = cost.Estimate(c.CustomResourceDefinition)
 		}
-		for _, f := range lintCRD(c, est) {
+		each[i] = lintCRD(c, est, empty)
+	})
+	var out []Finding
+	for _, found := range each {
+		for _, f := range found {
 			f.Severity = sev[f.Check]
 			if f.Severity != report.Ignore {
 				out = append(out, f)

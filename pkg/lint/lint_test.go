@@ -12,7 +12,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/report"
 )
 
-func readCRDs(t *testing.T, path string) []catalog.InputCRD {
+func readCRDs(t testing.TB, path string) []catalog.InputCRD {
 	t.Helper()
 	docs, err := manifest.ReadPaths([]string{path}, false, nil)
 	if err != nil {

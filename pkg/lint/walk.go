@@ -30,6 +30,7 @@ type crdLint struct {
 	docPath  string // the version's path in the document
 	findings []Finding
 	bounds   map[string]*int64 // cost bounds by field, of the version
+	empty    *emptyObjects
 }
 
 // add adds a finding on n (nil: the version).
@@ -52,11 +53,11 @@ func (l *crdLint) add(n *node, check, msg, fix string) {
 }
 
 // lintCRD checks every version of one CRD, est its cost estimate.
-func lintCRD(in catalog.InputCRD, est cost.CRD) []Finding {
+func lintCRD(in catalog.InputCRD, est cost.CRD, empty *emptyObjects) []Finding {
 	var out []Finding
 	bounds := costBounds(est)
 	for i, v := range in.Spec.Versions {
-		l := &crdLint{in: in, version: v.Name, docPath: fmt.Sprintf("spec.versions[%d]", i)}
+		l := &crdLint{in: in, version: v.Name, docPath: fmt.Sprintf("spec.versions[%d]", i), empty: empty}
 		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
 			l.bounds = bounds[v.Name]
 			root := &node{s: v.Schema.OpenAPIV3Schema, doc: l.docPath + ".schema.openAPIV3Schema"}
