@@ -30,11 +30,10 @@ func TestLintInTheEditor(t *testing.T) {
 	if !ok || ssa.Severity != protocol.DiagnosticSeverityWarning || ssa.Range.Start.Line != 19 || ssa.Range.Start.Character != 14 || ssa.Range.End.Character != 19 {
 		t.Errorf("ssatags on spec.ships (line 20, its key): %+v\nall: %v", ssa, got)
 	}
-	if _, ok := got["lint/arrayofstruct spec.ships"]; !ok {
-		t.Errorf("arrayofstruct on spec.ships: %v", got)
-	}
-	if _, ok := got["lint/nobools spec.ships"]; ok || len(got) != 2 {
-		t.Errorf("crd profile: want ssatags and arrayofstruct only, got %v", got)
+	// No arrayofstruct: no field of the ships is required, but their
+	// rule refuses {} (it reads self.name), so an empty ship is invalid.
+	if len(got) != 1 {
+		t.Errorf("crd profile: want ssatags only, got %v", got)
 	}
 	c.notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"lint": "off"}})
 	c.change(uri, 2, ships+"\n")
