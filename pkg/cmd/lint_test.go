@@ -13,7 +13,7 @@ func TestLintExitAndJSON(t *testing.T) {
 	crds := filepath.Join("..", "lint", "testdata", "conventions.yaml")
 	f, out, _ := testFactory(t)
 	if code := exitCodeOf(execute(f, "lint", "-f", crds, "-o", "json")); code != 1 {
-		t.Errorf("enum-value is an error: exit %d", code)
+		t.Errorf("enum-value, default-value and listmap-key are errors: exit %d", code)
 	}
 	var got struct {
 		Findings []map[string]any `json:"findings"`
@@ -27,7 +27,7 @@ func TestLintExitAndJSON(t *testing.T) {
 		}
 	}
 	f, _, _ = testFactory(t)
-	if code := exitCodeOf(execute(f, "lint", "-f", crds, "--check", "enum-value=warning")); code != 0 {
+	if code := exitCodeOf(execute(f, "lint", "-f", crds, "--check", "enum-value=warning", "--check", "default-value=warning", "--check", "listmap-key=warning")); code != 0 {
 		t.Errorf("no error finding: exit %d", code)
 	}
 	f, _, _ = testFactory(t)

@@ -42,6 +42,8 @@ var Checks = []Check{
 	{"defaultorrequired", true, warningSev, errorSev, "a required field with a default"},
 	{"printercolumn-path", false, warningSev, warningSev, "a printer column whose JSONPath names no field of the version"},
 	{"enum-value", false, errorSev, errorSev, "an enum value the field's own pattern, length or bounds refuse"},
+	{"default-value", false, errorSev, errorSev, "a default the server refuses (the field's schema, its rules, unknown fields)"},
+	{"listmap-key", false, errorSev, errorSev, "a list-map key that is neither required nor defaulted"},
 	{"deprecation-warning", false, infoSev, warningSev, "a deprecated served version without deprecationWarning"},
 	{"preserve-unknown-fields", false, warningSev, errorSev, "x-kubernetes-preserve-unknown-fields on the whole object, spec or status"},
 }

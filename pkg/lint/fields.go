@@ -69,6 +69,7 @@ func (l *crdLint) field(n *node) {
 	}
 	l.names(n)
 	l.enum(n)
+	l.listMapKeys(n)
 	if s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields && (n.field == "spec" || n.field == "status") {
 		l.add(n, "preserve-unknown-fields", "x-kubernetes-preserve-unknown-fields on the whole "+n.field+": nothing in it is pruned or validated", "describe its fields; keep unknown fields only where free-form data is meant")
 	}

@@ -137,7 +137,7 @@ func TestProfilesAndOverrides(t *testing.T) {
 			t.Errorf("%+v: no error", bad)
 		}
 	}
-	clean, err := Lint(crds, Options{Checks: []string{"enum-value=warning"}})
+	clean, err := Lint(crds, Options{Checks: []string{"enum-value=warning", "default-value=warning", "listmap-key=warning"}})
 	if err != nil || Failed(clean) {
 		t.Errorf("no error findings, yet failed: %v", err)
 	}

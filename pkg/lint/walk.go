@@ -62,6 +62,7 @@ func lintCRD(in catalog.InputCRD, est cost.CRD, empty *emptyObjects) []Finding {
 			l.bounds = bounds[v.Name]
 			root := &node{s: v.Schema.OpenAPIV3Schema, doc: l.docPath + ".schema.openAPIV3Schema"}
 			walk(root, l.field)
+			l.defaults(v)
 			l.versionWide(v, root)
 		}
 		out = append(out, l.findings...)
