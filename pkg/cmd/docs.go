@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/docs"
 	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
+	"github.com/kubectl-crd/kubectl-crd/pkg/lint"
 	"github.com/kubectl-crd/kubectl-crd/pkg/report"
 	"github.com/kubectl-crd/kubectl-crd/pkg/sample"
 	"github.com/spf13/cobra"
@@ -22,6 +25,7 @@ type DocsOptions struct {
 	OutputDir string
 	Format    string
 	Title     string
+	Lint      string
 
 	catalog *catalog.Catalog
 	out     io.Writer
@@ -52,6 +56,8 @@ the directory are replaced; other files are left alone.`,
 	c.Flags().StringVar(&o.OutputDir, "output-dir", "", "Directory to write the reference into (made if missing).")
 	c.Flags().StringVar(&o.Format, "format", "html", "What to write: html (a site) or markdown (a file per CRD and README.md).")
 	c.Flags().StringVar(&o.Title, "title", "CustomResourceDefinitions", "Title of the index page.")
+	c.Flags().StringVar(&o.Lint, "lint", "", "Show kubectl crd lint's findings at each field, under this profile: crd or kube (none when unset).")
+	_ = c.RegisterFlagCompletionFunc("lint", cobra.FixedCompletions(lint.Profiles, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
@@ -81,6 +87,9 @@ func (o *DocsOptions) Validate() error {
 	if o.Format != "html" && o.Format != "markdown" {
 		return fmt.Errorf("--format %q is not supported: use html or markdown", o.Format)
 	}
+	if o.Lint != "" && !slices.Contains(lint.Profiles, o.Lint) {
+		return fmt.Errorf("--lint must be one of %s, not %q", strings.Join(lint.Profiles, ", "), o.Lint)
+	}
 	return nil
 }
 
@@ -96,7 +105,7 @@ func (o *DocsOptions) Run(ctx context.Context) error {
 	if len(crds) == 0 {
 		return errors.New("no CustomResourceDefinitions to document")
 	}
-	site, err := docs.Build(crds, sample.YAMLOf(ctx))
+	site, err := docs.Build(crds, docs.Options{Sample: sample.YAMLOf(ctx), Lint: o.Lint})
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func TestEveryFieldConstraintAndRuleIsOnThePages(t *testing.T) {
 				t.Fatal("no CRDs")
 			}
 			start := time.Now()
-			site, err := Build(crds, nil)
+			site, err := Build(crds, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +208,7 @@ func TestRepeatedSubtreesWrittenOnce(t *testing.T) {
 		t.Skipf("the corpus is not here (KUBECTL_CRD_CORPUS): %v", err)
 	}
 	crds := crdsUnder(t, argo)
-	site, err := Build(crds, nil)
+	site, err := Build(crds, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +317,7 @@ func TestIndexCounts(t *testing.T) {
 		{filepath.Join("..", "..", "examples", "crds", "crontab.yaml"), "1 CustomResourceDefinition in 1 API group."},
 		{filepath.Join("..", "..", "test", "testdata", "crds"), " CustomResourceDefinitions in "},
 	} {
-		site, err := Build(crdsUnder(t, tt.root), nil)
+		site, err := Build(crdsUnder(t, tt.root), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -337,7 +337,7 @@ func TestIndexCounts(t *testing.T) {
 // field, its items or its values.
 func TestRuleCostsOnThePages(t *testing.T) {
 	crds := crdsUnder(t, filepath.Join("..", "..", "test", "testdata", "cost"))
-	site, err := Build(crds, nil)
+	site, err := Build(crds, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

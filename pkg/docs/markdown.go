@@ -101,6 +101,16 @@ func writePage(b *bytes.Buffer, p *Page) {
 		} else {
 			fmt.Fprintf(b, "\nThis version has no schema.\n")
 		}
+		if found := v.allLint(); len(found) > 0 {
+			fmt.Fprintf(b, "\n### Conventions (kubectl crd lint)\n\n| Field | Severity | Check | Finding | Fix |\n| --- | --- | --- | --- | --- |\n")
+			for _, f := range found {
+				field := "(the version)"
+				if f.Field != "" {
+					field = explain.Code(f.Field)
+				}
+				fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cell(field), f.Severity, f.Check, cell(f.Message), cell(f.Fix))
+			}
+		}
 		if v.Previous != "" {
 			fmt.Fprintf(b, "\n### Changes from %s\n\n", v.Previous)
 			if len(v.Changes) == 0 {

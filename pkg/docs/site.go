@@ -51,8 +51,11 @@ type Version struct {
 	// object, required top-level fields); Costs the costs of its rules.
 	Constraints []explain.Constraint
 	Costs       map[string]string
-	Columns     []apiextensionsv1.CustomResourceColumnDefinition
-	Fields      []*Field
+	// Lint are lint's findings on the version as a whole, or on fields
+	// the page writes elsewhere.
+	Lint    []Note
+	Columns []apiextensionsv1.CustomResourceColumnDefinition
+	Fields  []*Field
 	// Previous is the version before this one, Changes what changed from
 	// it (nil for the oldest).
 	Previous string
@@ -76,10 +79,21 @@ type Field struct {
 	// Costs are the estimated costs of the field's CEL rules, by
 	// costKey (pkg/cost).
 	Costs map[string]string
+	// Lint are lint's findings on the field (and its items or values).
+	Lint []Note
 	// SameAs, when set, is the anchor of a field with the same fields
 	// below it (the same schema, repeated): they are written there, once,
 	// and linked from here; SameAsPath is that field's version and path.
 	SameAs, SameAsPath string
+}
+
+// Options are what a reference shows beyond the CRDs.
+type Options struct {
+	// Sample makes the samples (nil: none).
+	Sample Sampler
+	// Lint is the lint profile whose findings each field shows ("":
+	// none).
+	Lint string
 }
 
 // Sampler makes an object of a CRD version for its page, with the
@@ -88,10 +102,10 @@ type Sampler func(crd *apiextensionsv1.CustomResourceDefinition, version string,
 
 // Build lays out the reference of crds. A version without a schema is
 // listed with what it has (columns, subresources) and no fields.
-func Build(crds []*apiextensionsv1.CustomResourceDefinition, sample Sampler) (*Site, error) {
+func Build(crds []*apiextensionsv1.CustomResourceDefinition, opts Options) (*Site, error) {
 	byGroup := map[string][]*Page{}
 	for _, crd := range crds {
-		p, err := page(crd, sample)
+		p, err := page(crd, opts)
 		if err != nil {
 			return nil, fmt.Errorf("CustomResourceDefinition %s: %w", crd.Name, err)
 		}
@@ -108,8 +122,13 @@ func Build(crds []*apiextensionsv1.CustomResourceDefinition, sample Sampler) (*S
 	return site, nil
 }
 
-func page(crd *apiextensionsv1.CustomResourceDefinition, sample Sampler) (*Page, error) {
+func page(crd *apiextensionsv1.CustomResourceDefinition, opts Options) (*Page, error) {
 	p := &Page{CRD: crd, File: crd.Name}
+	sample := opts.Sample
+	findings, err := lintFindings(crd, opts.Lint)
+	if err != nil {
+		return nil, err
+	}
 	versions := slices.Clone(crd.Spec.Versions)
 	slices.SortStableFunc(versions, func(a, b apiextensionsv1.CustomResourceDefinitionVersion) int {
 		return version.CompareKubeAwareVersionStrings(b.Name, a.Name)
@@ -128,6 +147,7 @@ func page(crd *apiextensionsv1.CustomResourceDefinition, sample Sampler) (*Page,
 			pv.Fields = fieldTree(v.Name, root, shared)
 			pv.Costs = ruleCosts(crd, v.Name, pv.Fields)
 		}
+		pv.Lint = placeFindings(pv.Fields, findings[v.Name])
 		if i+1 < len(versions) {
 			pv.Previous = versions[i+1].Name
 			pv.Changes = diff.Between(versions[i+1], v)

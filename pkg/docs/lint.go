@@ -1,0 +1,66 @@
+package docs
+
+import (
+	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/lint"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// lintFindings are lint's findings on crd under a profile ("": none), by
+// version.
+func lintFindings(crd *apiextensionsv1.CustomResourceDefinition, profile string) (map[string][]lint.Finding, error) {
+	if profile == "" {
+		return nil, nil
+	}
+	found, err := lint.Lint([]catalog.InputCRD{{CRD: &catalog.CRD{CustomResourceDefinition: crd}}}, lint.Options{Profile: profile})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]lint.Finding{}
+	for _, f := range found {
+		out[f.Version] = append(out[f.Version], f)
+	}
+	return out, nil
+}
+
+// Note is a lint finding as a page shows it: At is where, when it is not
+// the field (or version) it is shown under: a list's items, a field the
+// page writes elsewhere.
+type Note struct {
+	lint.Finding
+	At string
+}
+
+// placeFindings puts each finding on its field of the tree (a finding on
+// a list's items or a map's values on the list or map, as the tree has
+// them), and returns those of the version as a whole, or on a field the
+// page writes elsewhere (a repeated subtree), which the version lists.
+func placeFindings(fields []*Field, found []lint.Finding) []Note {
+	byPath := map[string]*Field{}
+	walkFields(fields, func(f *Field) { byPath[f.Path] = f })
+	var rest []Note
+	for _, f := range found {
+		field := byPath[strings.ReplaceAll(f.Field, "[*]", "")]
+		switch {
+		case f.Field == "":
+			rest = append(rest, Note{Finding: f})
+		case field == nil:
+			rest = append(rest, Note{Finding: f, At: f.Field})
+		case f.Field == field.Path:
+			field.Lint = append(field.Lint, Note{Finding: f})
+		default:
+			field.Lint = append(field.Lint, Note{Finding: f, At: f.Field})
+		}
+	}
+	return rest
+}
+
+// allLint are every lint finding of the version: its fields' in tree
+// order, then its own.
+func (v *Version) allLint() []Note {
+	var out []Note
+	walkFields(v.Fields, func(f *Field) { out = append(out, f.Lint...) })
+	return append(out, v.Lint...)
+}

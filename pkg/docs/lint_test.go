@@ -1,0 +1,73 @@
+package docs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLintOnThePages: with a lint profile, each field shows lint's
+// findings on it (and on its items), the version those on itself, and
+// the Markdown a table of them all; without one, nothing of lint.
+func TestLintOnThePages(t *testing.T) {
+	crds := crdsUnder(t, filepath.Join("..", "lint", "testdata"))
+	if len(crds) != 1 {
+		t.Fatalf("%d CRDs in pkg/lint/testdata", len(crds))
+	}
+	site, err := Build(crds, Options{Lint: "kube"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checksAt := map[string][]string{} // by version/field path
+	var v1 *Version
+	for _, v := range site.Groups[0].Pages[0].Versions {
+		if v.Name == "v1" {
+			v1 = v
+		}
+		walkFields(v.Fields, func(f *Field) {
+			for _, l := range f.Lint {
+				checksAt[v.Name+"/"+f.Path] = append(checksAt[v.Name+"/"+f.Path], l.Check)
+			}
+		})
+	}
+	for at, want := range map[string]string{"v1/spec.ratio": "nofloats", "v1/spec.tags": "ssatags", "v1/spec.slots.name": "listmap-key", "v1/spec.retries": "default-value"} {
+		if got := checksAt[at]; len(got) != 1 || got[0] != want {
+			t.Errorf("%s: %v, want [%s]", at, got, want)
+		}
+	}
+	if got := checksAt["v1/spec.size"]; len(got) != 0 {
+		t.Errorf("the clean field spec.size: %v", got)
+	}
+	if v1 == nil || len(v1.Lint) != 2 || v1.Lint[0].Check != "printercolumn-path" && v1.Lint[1].Check != "printercolumn-path" {
+		t.Errorf("v1's own findings (deprecation-warning, printercolumn-path): %+v", v1)
+	}
+	dir := t.TempDir()
+	if _, err := WriteHTML(site, dir, "Test"); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "gizmos.lint.example.com.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), `<span class="badge lint-error">error nofloats</span>`) {
+		t.Error("the page does not show nofloats")
+	}
+	if _, err := WriteMarkdown(site, filepath.Join(dir, "md"), "Test"); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "md", "gizmos.lint.example.com.md"))
+	if err != nil || !strings.Contains(string(md), "### Conventions (kubectl crd lint)") || !strings.Contains(string(md), "| `spec.ratio` | error | nofloats |") {
+		t.Errorf("the Markdown's conventions: %v", err)
+	}
+
+	plain, err := Build(crds, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range plain.Groups[0].Pages[0].Versions {
+		if len(v.allLint()) > 0 {
+			t.Errorf("no profile, yet %s shows lint findings", v.Name)
+		}
+	}
+}
