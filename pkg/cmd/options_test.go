@@ -93,6 +93,7 @@ func TestFlagChecks(t *testing.T) {
 		{[]string{"test", "suites", "-o", "xml"}, `--output must be one of text, json, junit, not "xml"`},
 		{[]string{"test", "suites", "--run", "("}, "--run: error parsing regexp: missing closing ): `(`"},
 		{[]string{"docs"}, "--output-dir is required: the directory to write the reference into"},
+		{[]string{"docs", "--output-dir", "d", "--lint", "strict"}, `--lint must be one of crd, kube, not "strict"`},
 		{[]string{"sample", "a", "b"}, "sample takes one TYPE, not 2 arguments"},
 		{[]string{"list", "-l", "a in (b"}, "unable to parse requirement: found '', expected: ',' or ')'"},
 		{[]string{"convert", "-f", "x", "--round-trip", "--check"}, "--round-trip and --check cannot be used together"},
