@@ -32,7 +32,7 @@ func (l *crdLint) field(n *node) {
 		if s.XListType == nil {
 			l.add(n, "ssatags", "a list without x-kubernetes-list-type: server-side apply replaces it whole (atomic)", "set x-kubernetes-list-type: map (with x-kubernetes-list-map-keys) for objects, set for unique scalars, or atomic when replacing it whole is meant")
 		}
-		if items := itemSchema(s); items != nil && items.Type == "object" && len(items.Properties) > 0 && len(items.Required) == 0 && l.empty.accepts(items) {
+		if items := itemSchema(s); !l.ignored["arrayofstruct"] && items != nil && items.Type == "object" && len(items.Properties) > 0 && len(items.Required) == 0 && l.empty.accepts(items) {
 			l.add(n, "arrayofstruct", "a list of objects none of whose fields is required: an empty item {} is valid, and items cannot be told apart", "make at least one field of the items required")
 		}
 	case "object":
@@ -45,7 +45,7 @@ func (l *crdLint) field(n *node) {
 			if v := s.AdditionalProperties.Schema; v.Type != "string" {
 				l.add(n, "nomaps", fmt.Sprintf("a map of %s values: maps are hard to extend and to merge", typeName(v)), "use a list of objects keyed by a name (x-kubernetes-list-type: map)")
 			}
-		case len(s.Properties) > 0 && len(s.Required) == 0 && s.MinProperties == nil && !s.XEmbeddedResource && l.empty.accepts(s):
+		case !l.ignored["minlength"] && len(s.Properties) > 0 && len(s.Required) == 0 && s.MinProperties == nil && !s.XEmbeddedResource && l.empty.accepts(s):
 			l.add(n, "minlength", "an object none of whose fields is required, without minProperties: the empty object {} is valid", "make a field required, or set minProperties: 1")
 		}
 	case "number":

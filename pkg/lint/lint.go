@@ -87,13 +87,17 @@ func Lint(crds []catalog.InputCRD, opts Options) ([]Finding, error) {
 	// estimate of each CRD's rules, which shares nothing between CRDs.
 	each := make([][]Finding, len(crds))
 	empty := &emptyObjects{answers: map[string]bool{}}
+	ignored := map[string]bool{}
+	for name, s := range sev {
+		ignored[name] = s == report.Ignore
+	}
 	parallel.Each(len(crds), 1, func(i int) {
 		c := crds[i]
 		est, ok := opts.Estimates[c.CustomResourceDefinition]
 		if !ok {
 			est, _ = cost.Estimate(c.CustomResourceDefinition)
 		}
-		each[i] = lintCRD(c, est, empty)
+		each[i] = lintCRD(c, est, empty, ignored)
 	})
 	var out []Finding
 	for _, found := range each {

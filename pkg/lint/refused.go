@@ -44,7 +44,7 @@ func (l *crdLint) listMapKeys(n *node) {
 // defaults refuses (its schema, its rules, unknown fields, metadata), at
 // the field the default is on.
 func (l *crdLint) defaults(v apiextensionsv1.CustomResourceDefinitionVersion) {
-	if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil || !hasDefault(v.Schema.OpenAPIV3Schema) {
+	if l.ignored["default-value"] || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil || !hasDefault(v.Schema.OpenAPIV3Schema) {
 		return
 	}
 	internal := &apiextensions.JSONSchemaProps{}
