@@ -6,7 +6,6 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/cost"
 	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // costKey names a rule among a field's constraints: where below the
@@ -17,11 +16,7 @@ func costKey(of, rule string) string { return of + "\x00" + rule }
 // (as shares of the server's limits), and returns those of the root. A
 // rule's field in pkg/cost (spec.rows[*], spec.routes.*) is the docs'
 // field, or the field above it with the rule on its items or values.
-func ruleCosts(crd *apiextensionsv1.CustomResourceDefinition, version string, fields []*Field) map[string]string {
-	est, err := cost.Estimate(crd)
-	if err != nil {
-		return nil
-	}
+func ruleCosts(est cost.CRD, version string, fields []*Field) map[string]string {
 	byPath := map[string]*Field{}
 	walkFields(fields, func(f *Field) { byPath[f.Path] = f })
 	root := map[string]string{}

@@ -4,17 +4,19 @@ import (
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/cost"
 	"github.com/kubectl-crd/kubectl-crd/pkg/lint"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // lintFindings are lint's findings on crd under a profile ("": none), by
-// version.
-func lintFindings(crd *apiextensionsv1.CustomResourceDefinition, profile string) (map[string][]lint.Finding, error) {
+// version; est is the CRD's cost estimate.
+func lintFindings(crd *apiextensionsv1.CustomResourceDefinition, est cost.CRD, profile string) (map[string][]lint.Finding, error) {
 	if profile == "" {
 		return nil, nil
 	}
-	found, err := lint.Lint([]catalog.InputCRD{{CRD: &catalog.CRD{CustomResourceDefinition: crd}}}, lint.Options{Profile: profile})
+	found, err := lint.Lint([]catalog.InputCRD{{CRD: &catalog.CRD{CustomResourceDefinition: crd}}},
+		lint.Options{Profile: profile, Estimates: map[*apiextensionsv1.CustomResourceDefinition]cost.CRD{crd: est}})
 	if err != nil {
 		return nil, err
 	}

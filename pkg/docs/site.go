@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/cost"
 	"github.com/kubectl-crd/kubectl-crd/pkg/diff"
 	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
 	"github.com/kubectl-crd/kubectl-crd/pkg/printers"
@@ -125,7 +126,10 @@ func Build(crds []*apiextensionsv1.CustomResourceDefinition, opts Options) (*Sit
 func page(crd *apiextensionsv1.CustomResourceDefinition, opts Options) (*Page, error) {
 	p := &Page{CRD: crd, File: crd.Name}
 	sample := opts.Sample
-	findings, err := lintFindings(crd, opts.Lint)
+	// One estimate of the CRD's rules for the costs on the page and
+	// lint's bounds.
+	est, _ := cost.Estimate(crd)
+	findings, err := lintFindings(crd, est, opts.Lint)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +149,7 @@ func page(crd *apiextensionsv1.CustomResourceDefinition, opts Options) (*Page, e
 			pv.Description = root.Description
 			pv.Constraints = explain.Constraints(root)
 			pv.Fields = fieldTree(v.Name, root, shared)
-			pv.Costs = ruleCosts(crd, v.Name, pv.Fields)
+			pv.Costs = ruleCosts(est, v.Name, pv.Fields)
 		}
 		pv.Lint = placeFindings(pv.Fields, findings[v.Name])
 		if i+1 < len(versions) {
