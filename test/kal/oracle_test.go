@@ -20,7 +20,6 @@ type oracleOutput struct {
 type kalFinding struct {
 	Linter, Message, File string
 	Line                  int
-	On                    string
 	Fields                []struct{ Group, Version, Kind, Field string }
 }
 
