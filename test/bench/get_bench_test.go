@@ -50,6 +50,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer stop()
+	if err := bin.BuildKubectl(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if _, err := testCluster.LoadCRDs(context.Background(), filepath.Join(repoRoot, "test/testdata/crds")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -60,6 +60,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer stop()
+	if err := bin.BuildKubectl(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	start := time.Now()
 	if err := loadCorpus(context.Background()); err != nil {
 		fmt.Fprintf(os.Stderr, "loading the corpus: %v\n", err)

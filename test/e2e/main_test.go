@@ -43,6 +43,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer stop()
+	if err := bin.BuildKubectl(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if _, err := testCluster.LoadCRDs(context.Background(), crdDirs...); err != nil {
 		fmt.Fprintf(os.Stderr, "loading CRDs: %v\n", err)
 		return 1

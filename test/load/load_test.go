@@ -35,6 +35,10 @@ func TestMain(m *testing.M) {
 	}
 	code := func() int {
 		defer stop()
+		if err := bin.BuildKubectl(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 		if _, err := testCluster.LoadCRDs(context.Background(), filepath.Join(repoRoot, "test/testdata/crds")); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

@@ -46,6 +46,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer stop()
+	if err := bin.BuildKubectl(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	ctx := context.Background()
 	if _, err := testCluster.LoadCRDs(ctx, filepath.Join(repoRoot, "examples/crds")); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -73,6 +73,9 @@ func TestScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
+	if err := bin.BuildKubectl(); err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	if err := c.CreateCRDs(ctx, thingsCRD("v1alpha1", false)); err != nil {
 		t.Fatal(err)
