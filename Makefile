@@ -14,7 +14,7 @@ test:
 # and runs the others' seeds: fuzzing them builds every dependency again).
 FUZZTIME ?= 2m
 fuzz:
-	for t in manifest:FuzzRead manifest:FuzzYAMLNodeLater manifest:FuzzJSONNodeLater manifest:FuzzMapKeyPositions \
+	for t in manifest:FuzzRead manifest:FuzzReadDirect manifest:FuzzYAMLNodeLater manifest:FuzzJSONNodeLater manifest:FuzzMapKeyPositions \
 		catalog:FuzzLoadCRDs validate:FuzzValidate schemaproof:FuzzProof printers:FuzzTable builtin:FuzzCheck; do \
 		go test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) ./pkg/$${t%%:*} || exit 1; \
 	done

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/fast"
 	yaml "go.yaml.in/yaml/v3"
 	sigsjson "sigs.k8s.io/json"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -84,8 +85,19 @@ func decodeNodeFirst(name string, text []byte, offset int) (*Document, error) {
 
 // asKubectlReads decodes a YAML document into JSON as kubectl does
 // (sigs.k8s.io/yaml), strictly: nil when it is not an object, or has a key
-// given twice, in YAML or only once it is JSON (1 and "1").
+// given twice, in YAML or only once it is JSON (1 and "1"). Most objects
+// are read in one pass (readDirect), the others as kubectl reads them.
 func asKubectlReads(text []byte) ([]byte, map[string]any) {
+	if fast.Enabled() {
+		if js, obj := readDirect(text); obj != nil {
+			return js, obj
+		}
+	}
+	return kubectlReads(text)
+}
+
+// kubectlReads is kubectl's reading: YAML to JSON, then the JSON decoded.
+func kubectlReads(text []byte) ([]byte, map[string]any) {
 	js, err := sigsyaml.YAMLToJSONStrict(text)
 	if err != nil || len(js) == 0 || js[0] != '{' {
 		return nil, nil

@@ -1,17 +1,10 @@
 package schemaproof
 
 import (
-	"os"
-
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 )
-
-// Enabled reports whether validators take the proof first: on unless
-// KUBECTL_CRD_FAST=0, which runs the server's schema validation on every
-// object (for comparison, and as a way out should the proof ever differ).
-func Enabled() bool { return os.Getenv("KUBECTL_CRD_FAST") != "0" }
 
 // Validator is the server's schema validator of a CRD version with the
 // proof in front of its creates: where the proof holds, Validate answers

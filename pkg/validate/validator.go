@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/go-logr/logr"
+	"github.com/kubectl-crd/kubectl-crd/internal/fast"
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
@@ -78,7 +79,7 @@ func newValidator(crd *apiextensionsv1.CustomResourceDefinition, version string,
 	if err != nil {
 		return nil, err
 	}
-	if schemaproof.Enabled() {
+	if fast.Enabled() {
 		// Most objects are valid: a compiled proof answers for those, the
 		// server's validator for the rest (see pkg/schemaproof).
 		schemaValidator = schemaproof.New(schemaValidator, openapiSchema)

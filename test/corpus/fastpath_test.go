@@ -13,10 +13,11 @@ import (
 
 // TestFastPathAnswersTheSame validates every corpus example of a loaded
 // CRD (those the server created and those it refused), and each
-// directory of the project's examples and test data, with the schema
-// proof in front of the server's validator and without it
-// (KUBECTL_CRD_FAST=0): the outputs must be the same, byte for byte, and
-// the data must hold both valid and invalid objects.
+// directory of the project's examples and test data, with the fast
+// paths (the schema proof in front of the server's validator, YAML read
+// in one pass) and without them (KUBECTL_CRD_FAST=0): the outputs must
+// be the same, byte for byte, and the data must hold both valid and
+// invalid objects.
 func TestFastPathAnswersTheSame(t *testing.T) {
 	needCorpus(t)
 	dir := t.TempDir()
