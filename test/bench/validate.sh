@@ -14,7 +14,8 @@
 # files of 10; 20,000 documents in one stream. Two last lines check 2,000
 # CronTabs of the plainest YAML against one CRD, and 2,000 Deployments
 # (checked as kube-apiserver checks them; by kubectl-validate against the
-# schemas it ships for Kubernetes 1.30). kubectl crd keeps its
+# schemas it ships for Kubernetes 1.30). kubectl crd also runs with
+# KUBECTL_CRD_FAST=0 (without its fast paths) in the same loop. It keeps its
 # index of CRD files in a temporary directory, filled by a first run
 # before any is measured.
 #
@@ -51,10 +52,12 @@ sleep 2
 # each; PEERS says which peers run (kv: kubectl-validate, kc: kubeconform).
 compare() {
 	local name=$1 input=$2 crds=$3 schemas=$4 peers=$5
-	local p=() pm=() k=() km=() c=() cm=() t m
+	local p=() pm=() s=() sm=() k=() km=() c=() cm=() t m
 	for ((r = 0; r < runs; r++)); do
 		read -r t m < <(measure "$work/kubectl-crd" validate -f "$input" --crds "$crds")
 		p+=("$t") pm+=("$m")
+		read -r t m < <(measure env KUBECTL_CRD_FAST=0 "$work/kubectl-crd" validate -f "$input" --crds "$crds")
+		s+=("$t") sm+=("$m")
 		if [[ $peers == *kv* ]]; then
 			read -r t m < <(measure "$work/kubectl-validate" "$input" --local-crds "$crds" --version 1.30)
 			k+=("$t") km+=("$m")
@@ -66,17 +69,18 @@ compare() {
 	done
 	med() { if [ $# -eq 0 ]; then echo 0; else printf '%s\n' "$@" | median; fi; }
 	awk -v n="$name" -v pt="$(med "${p[@]}")" -v pm="$(med "${pm[@]}")" \
+		-v st="$(med "${s[@]}")" -v sm="$(med "${sm[@]}")" \
 		-v kt="$(med "${k[@]+"${k[@]}"}")" -v km="$(med "${km[@]+"${km[@]}"}")" \
 		-v ct="$(med "${c[@]+"${c[@]}"}")" -v cm="$(med "${cm[@]+"${cm[@]}"}")" 'BEGIN {
 		kv = kt > 0 ? sprintf("%.2f s, %d MiB", kt, km / 1024) : "-"
 		kc = ct > 0 ? sprintf("%.2f s, %d MiB", ct, cm / 1024) : "-"
 		rk = kt > 0 ? sprintf("%.1fx", kt / pt) : "-"
 		rc = ct > 0 ? sprintf("%.2fx", pt / ct) : "-"
-		printf "| %s | %.2f s, %d MiB | %s | %s | %s | %s |\n", n, pt, pm / 1024, kv, kc, rk, rc }'
+		printf "| %s | %.2f s, %d MiB | %.2f s, %d MiB | %s | %s | %s | %s |\n", n, pt, pm / 1024, st, sm / 1024, kv, kc, rk, rc }'
 }
 
-echo "| input ($runs runs each, medians) | kubectl crd | kubectl-validate v0.0.4 | kubeconform | kubectl-validate / kubectl crd | kubectl crd / kubeconform |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| input ($runs runs each, medians) | kubectl crd | KUBECTL_CRD_FAST=0 | kubectl-validate v0.0.4 | kubeconform | kubectl-validate / kubectl crd | kubectl crd / kubeconform |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 n=$(ls "$crds" | wc -l)
 compare "one object, $n CRD files" "$work/real/one.yaml" "$crds" "$work/schemas" kv,kc
 compare "2,000 documents, one stream" "$work/real/stream.yaml" "$crds" "$work/schemas" kv,kc
