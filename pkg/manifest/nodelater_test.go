@@ -52,6 +52,22 @@ func samePositions(a, b *yaml.Node) bool {
 	return true
 }
 
+// eachYAMLFile calls f with each YAML file under roots (those that cannot
+// be read are not test data).
+func eachYAMLFile(roots []string, f func(path string, data []byte)) {
+	for _, root := range roots {
+		_ = filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
+			if err != nil || e.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml") {
+				return nil
+			}
+			if data, err := os.ReadFile(path); err == nil {
+				f(path, data)
+			}
+			return nil
+		})
+	}
+}
+
 // TestNodeLaterEqualsNodeFirst reads every YAML document of the
 // repository's test data and examples, and of the shared corpus when
 // KUBECTL_CRD_CORPUS names it, both ways.
@@ -61,24 +77,14 @@ func TestNodeLaterEqualsNodeFirst(t *testing.T) {
 		roots = append(roots, dir)
 	}
 	files, later := 0, 0
-	for _, root := range roots {
-		_ = filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
-			if err != nil || e.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml") {
-				return nil
+	eachYAMLFile(roots, func(path string, data []byte) {
+		files++
+		for _, c := range splitYAML("f", data) {
+			if sameAsNodeFirst(t, path, c.text, c.line-1) {
+				later++
 			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return nil
-			}
-			files++
-			for _, c := range splitYAML("f", data) {
-				if sameAsNodeFirst(t, path, c.text, c.line-1) {
-					later++
-				}
-			}
-			return nil
-		})
-	}
+		}
+	})
 	if later == 0 {
 		t.Fatalf("no document of %d files had its node left for later", files)
 	}

@@ -3,9 +3,7 @@ package manifest
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -43,26 +41,16 @@ func TestReadDirectEqualsKubectl(t *testing.T) {
 		roots = append(roots, corpus)
 	}
 	objects, direct := 0, 0
-	for _, root := range roots {
-		_ = filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
-			if err != nil || e.IsDir() || !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml") {
-				return nil
+	eachYAMLFile(roots, func(path string, data []byte) {
+		for _, c := range splitYAML("f", data) {
+			if _, obj := kubectlReads(c.text); obj != nil {
+				objects++
 			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return nil
+			if sameAsKubectl(t, path, c.text) {
+				direct++
 			}
-			for _, c := range splitYAML("f", data) {
-				if _, obj := kubectlReads(c.text); obj != nil {
-					objects++
-				}
-				if sameAsKubectl(t, path, c.text) {
-					direct++
-				}
-			}
-			return nil
-		})
-	}
+		}
+	})
 	if direct < objects*3/4 {
 		t.Fatalf("%d of %d objects read directly: the direct reading declines too much", direct, objects)
 	}
