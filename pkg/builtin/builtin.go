@@ -196,3 +196,26 @@ func (k *Kinds) Defaults() []schema.GroupVersionKind {
 	slices.SortFunc(out, func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) })
 	return out
 }
+
+// ServesResource tells whether kube-apiserver serves the resource gr by
+// default at version ("*": at any version).
+func (k *Kinds) ServesResource(gr schema.GroupResource, version string) bool {
+	for _, r := range k.byGK {
+		if r.gr == gr && (version == "*" || slices.Contains(r.versions, version)) {
+			return true
+		}
+	}
+	return false
+}
+
+// ResourcesInGroup are the resources kube-apiserver serves in a group.
+func (k *Kinds) ResourcesInGroup(group string) []string {
+	var out []string
+	for _, r := range k.byGK {
+		if r.gr.Group == group {
+			out = append(out, r.gr.Resource)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

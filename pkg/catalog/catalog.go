@@ -189,10 +189,20 @@ func (c *Catalog) ForKind(ctx context.Context, gk schema.GroupKind) (*CRD, error
 // source's), sorted; none when no CRD here is of that group. Over a
 // cluster it lists the CRDs; over files it reads their outlines.
 func (c *Catalog) KindsInGroup(ctx context.Context, group string) ([]string, error) {
-	var kinds []string
-	for gk := range c.input {
+	return c.namesInGroup(ctx, group, func(n apiextensionsv1.CustomResourceDefinitionNames) string { return n.Kind })
+}
+
+// ResourcesInGroup are the resources (plurals) CRDs define in a group,
+// sorted, found as KindsInGroup finds kinds.
+func (c *Catalog) ResourcesInGroup(ctx context.Context, group string) ([]string, error) {
+	return c.namesInGroup(ctx, group, func(n apiextensionsv1.CustomResourceDefinitionNames) string { return n.Plural })
+}
+
+func (c *Catalog) namesInGroup(ctx context.Context, group string, name func(apiextensionsv1.CustomResourceDefinitionNames) string) ([]string, error) {
+	var out []string
+	for gk, crd := range c.input {
 		if gk.Group == group {
-			kinds = append(kinds, gk.Kind)
+			out = append(out, name(crd.Spec.Names))
 		}
 	}
 	if group != "" && c.source != nil {
@@ -202,12 +212,12 @@ func (c *Catalog) KindsInGroup(ctx context.Context, group string) ([]string, err
 		}
 		for _, crd := range crds {
 			if crd.Spec.Group == group {
-				kinds = append(kinds, crd.Spec.Names.Kind)
+				out = append(out, name(crd.Spec.Names))
 			}
 		}
 	}
-	slices.Sort(kinds)
-	return slices.Compact(kinds), nil
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // Serves tells whether the source serves a kind at a version, built in or
@@ -228,9 +238,18 @@ func (c *Catalog) Serves(gvk schema.GroupVersionKind) (bool, error) {
 }
 
 // ForResource returns the CRD named by a group resource (plural.group):
-// nil and no error when no CRD defines it.
+// from the input, then the source; nil and no error when no CRD defines
+// it (as ForKind).
 func (c *Catalog) ForResource(ctx context.Context, gr schema.GroupResource) (*CRD, error) {
 	if gr.Group == "" {
+		return nil, nil
+	}
+	for _, crd := range c.input {
+		if crd.Spec.Group == gr.Group && crd.Spec.Names.Plural == gr.Resource {
+			return crd, nil
+		}
+	}
+	if c.source == nil && c.sourceErr == nil {
 		return nil, nil
 	}
 	if err := c.needSource(); err != nil {

@@ -142,7 +142,7 @@ func objectNames(ctx context.Context, c *cobra.Command, f *factory.Factory, typ,
 			return nil, err
 		}
 		all, _ := c.Flags().GetBool("all-namespaces")
-		return cat.ObjectNames(ctx, client, typ, f.Namespace(false), all, prefix)
+		return cat.ObjectNames(ctx, client, typ, f.Namespace(), all, prefix)
 	})
 	return slices.DeleteFunc(names, func(n string) bool { return slices.Contains(given, n) })
 }

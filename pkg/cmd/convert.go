@@ -186,6 +186,6 @@ func (o *ConvertOptions) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := convert.StoredOptions{PageSize: o.ChunkSize, Concurrency: 8, Names: o.types[1:], Namespace: o.f.Namespace(false)}
+	opts := convert.StoredOptions{PageSize: o.ChunkSize, Concurrency: 8, Names: o.types[1:], Namespace: o.f.Namespace()}
 	return o.run.CheckStored(ctx, client, res, opts)
 }

@@ -80,7 +80,7 @@ to print: a preview of a CRD's columns without a cluster.`,
 // offline, over the objects of -f.
 func (o *GetOptions) Complete(f *factory.Factory, c *cobra.Command, args []string) error {
 	ctx := contextOf(c)
-	o.interrupts, o.namespace, o.errOut = f.Interrupts, f.Namespace(false), f.Streams.ErrOut
+	o.interrupts, o.namespace, o.errOut = f.Interrupts, f.Namespace(), f.Streams.ErrOut
 	cat, err := f.Catalog(false)
 	if err != nil {
 		return err

@@ -89,35 +89,27 @@ func (o *LSPOptions) Complete(f *factory.Factory, _ *cobra.Command, args []strin
 	return nil
 }
 
-// admission starts the admission policies of the settings' policies, or,
-// when there are none, the cluster's (none offline). The cluster's that
-// cannot be read are left out, said once in the log: the editor's checks
-// go on without them.
+// admission sets admission up as validate does: the settings' policies,
+// or, when there are none, the cluster's (none offline). Their warnings,
+// and the cluster's policies that cannot be read (then left out: the
+// editor's checks go on without them), are said in the log.
 func (o *LSPOptions) admission(env *validate.Environment, s lsp.Settings, f *factory.Factory) (*policies.Chain, error) {
-	ctx := context.Background()
-	var set *policies.Set
-	var err error
-	switch {
-	case slices.Contains(s.Policies, "-"):
+	if slices.Contains(s.Policies, "-") {
 		return nil, errors.New("policies: - (standard input) carries the protocol here: name files or directories")
-	case len(s.Policies) > 0:
-		if set, err = env.ReadPolicies(ctx, s.Policies, f.Sources()); err != nil {
-			return nil, fmt.Errorf("policies: %w", err)
-		}
-	default:
-		set, err = env.ClusterPolicies(ctx)
-		if errors.Is(err, validate.ErrNoClusterPolicies) {
-			return nil, nil
-		}
-		if err != nil {
-			fmt.Fprintf(o.log, "kubectl crd lsp: checking without the cluster's admission policies: %v\n", err)
-			return nil, nil
-		}
 	}
-	if set.Empty() {
+	logf := func(msg string) { fmt.Fprintf(o.log, "kubectl crd lsp: %s\n", msg) }
+	a, err := env.SetUpAdmission(context.Background(), validate.AdmissionSetting{Policies: s.Policies, Sources: f.Sources(), User: f.User(), Warn: logf})
+	var files *validate.PolicyFilesError
+	switch {
+	case errors.As(err, &files):
+		return nil, fmt.Errorf("policies: %w", files.Err)
+	case err != nil:
+		logf(fmt.Sprintf("checking without the cluster's admission policies: %v", err))
 		return nil, nil
+	case a.NotChecked != "":
+		logf(a.NotChecked)
 	}
-	return env.StartAdmission(ctx, env.Catalog, set, f.User())
+	return a.Chain, nil
 }
 
 // Validate checks the arguments.

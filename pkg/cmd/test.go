@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
+	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/version"
 )
@@ -88,7 +89,9 @@ func (o *TestOptions) load() error {
 	return err
 }
 
-// admission starts the admission policies of --policies (none without).
+// admission starts the admission policies of --policies (none without:
+// a suite's verdicts do not depend on a cluster's policies), their
+// warnings said once on stderr.
 func (o *TestOptions) admission(ctx context.Context) (*policies.Chain, error) {
 	if len(o.Policies) == 0 {
 		return nil, nil
@@ -97,14 +100,12 @@ func (o *TestOptions) admission(ctx context.Context) (*policies.Chain, error) {
 	if err != nil {
 		return nil, err
 	}
-	set, err := env.ReadPolicies(ctx, o.Policies, o.src)
-	if err != nil {
-		return nil, &factory.FlagError{Flag: "--policies", Err: err}
+	a, err := env.SetUpAdmission(ctx, validate.AdmissionSetting{Policies: o.Policies, Sources: o.src, User: o.f.User(), Warn: o.f.Warn})
+	var files *validate.PolicyFilesError
+	if errors.As(err, &files) {
+		return nil, &factory.FlagError{Flag: "--policies", Err: files.Err}
 	}
-	if set.Empty() {
-		return nil, nil
-	}
-	return env.StartAdmission(ctx, o.runner.Catalog, set, o.f.User())
+	return a.Chain, err
 }
 
 // Validate checks the arguments and flags.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
-	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -34,6 +33,9 @@ type ValidateOptions struct {
 	AllowSkip   bool
 	Policies    []string
 	NoPolicies  bool
+	// RequirePolicies: the cluster's policies that cannot be read are an
+	// error, not a notice.
+	RequirePolicies bool
 
 	args        []string
 	sources     manifest.Sources
@@ -83,6 +85,7 @@ be read or checked.`,
 	c.Flags().StringArrayVar(&o.Old, "old", nil, "Files, directories, URLs or git:REV:PATH of the objects as they are now: an object found there is checked as an update of it.")
 	c.Flags().StringArrayVar(&o.Policies, "policies", nil, "Files, directories, URLs or git:REV:PATH of admission policies, their bindings, params and namespaces: objects are checked as admission answers with them (repeatable; - for stdin).")
 	c.Flags().BoolVar(&o.NoPolicies, "no-policies", false, "Do not run admission policies.")
+	c.Flags().BoolVar(&o.RequirePolicies, "require-policies", false, "Exit 2 when the cluster's admission policies cannot be read (by default the objects are checked without admission, and the report says so).")
 	c.Flags().BoolVar(&o.Replace, "replace", false, "Check an object that exists as kubectl replace updates it (the file is the whole new object, a PUT), not as kubectl apply patches it.")
 	return c
 }
@@ -114,6 +117,8 @@ func (o *ValidateOptions) Validate() error {
 		return fmt.Errorf("--validate must be strict, warn or ignore, not %q", o.Unknown)
 	case o.NoPolicies && len(o.Policies) > 0:
 		return fmt.Errorf("--policies and --no-policies cannot be used together")
+	case o.NoPolicies && o.RequirePolicies:
+		return fmt.Errorf("--require-policies and --no-policies cannot be used together")
 	case o.Replace && o.Offline && len(o.Old) == 0:
 		return fmt.Errorf("--replace checks updates of objects that exist: offline, name them with --old")
 	}
@@ -127,20 +132,25 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 	if o.env, o.kube, err = o.f.Environment(o.Offline, o.Old); err != nil {
 		return err
 	}
-	admission, err := o.admission(ctx)
-	if err != nil {
-		return err
-	}
-	defer admission.Close()
 	input, err := o.read()
 	if err != nil {
 		return err
 	}
+	pipeline, err := validate.NewPipeline(o.env.Catalog, input)
+	if err != nil {
+		return err
+	}
+	admission, err := o.admission(ctx, pipeline)
+	if err != nil {
+		return err
+	}
+	defer admission.Chain.Close()
 	printer := validate.NewPrinter(o.out, o.errOut, o.Output, Version, o.kube, o.colour)
+	printer.NotChecked(admission.NotChecked)
 	opts := o.env.Options
 	opts.Unknown, opts.StrictKinds, opts.Skip, opts.Keep, opts.Emit = validate.UnknownFields(o.Unknown), o.StrictKinds, o.skip, o.Output == "yaml", printer.Add
-	opts.Replace, opts.Admission = o.Replace, admission
-	report, err := o.env.Check(ctx, input, opts)
+	opts.Replace, opts.Admission = o.Replace, admission.Chain
+	report, err := pipeline.Check(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -163,35 +173,22 @@ func (o *ValidateOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// admission starts the admission policies: those of --policies, else
-// online the cluster's (none with --no-policies, or offline without
-// --policies).
-func (o *ValidateOptions) admission(ctx context.Context) (*policies.Chain, error) {
-	var set *policies.Set
-	var err error
-	switch {
-	case o.NoPolicies:
-		return nil, nil
-	case len(o.Policies) > 0:
-		if set, err = o.env.ReadPolicies(ctx, o.Policies, o.sources); err != nil {
-			return nil, &factory.FlagError{Flag: "--policies", Err: err}
-		}
-		for _, w := range set.Warnings {
-			o.f.Warn(w)
-		}
-	default:
-		set, err = o.env.ClusterPolicies(ctx)
-		if errors.Is(err, validate.ErrNoClusterPolicies) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading the cluster's admission policies: %w", err)
-		}
+// admission sets admission up: the policies of --policies, else online
+// the cluster's (none with --no-policies, or offline without
+// --policies), with the input's Namespaces and CRDs as kubectl apply
+// would leave them. The cluster's policies that cannot be read are left
+// out, said once and in the report, unless --require-policies.
+func (o *ValidateOptions) admission(ctx context.Context, p *validate.Pipeline) (validate.Admission, error) {
+	a, err := o.env.SetUpAdmission(ctx, validate.AdmissionSetting{Policies: o.Policies, Sources: o.sources, Off: o.NoPolicies,
+		Require: o.RequirePolicies, Input: p, User: o.f.User(), Warn: o.f.Warn})
+	var files *validate.PolicyFilesError
+	if errors.As(err, &files) {
+		return a, &factory.FlagError{Flag: "--policies", Err: files.Err}
 	}
-	if set.Empty() {
-		return nil, nil
+	if a.NotChecked != "" {
+		o.f.Warn(a.NotChecked)
 	}
-	return o.env.StartAdmission(ctx, o.env.Catalog, set, o.f.User())
+	return a, err
 }
 
 // read opens the -f files and arguments, or builds the -k kustomization.

@@ -59,12 +59,11 @@ func (f *Factory) DynamicClient() (dynamic.Interface, error) {
 	return dynamic.NewForConfig(config)
 }
 
-// Namespace is the kubeconfig's namespace ("" when none is set, or the
-// verb reaches no cluster).
-func (f *Factory) Namespace(noCluster bool) string {
-	if noCluster {
-		return ""
-	}
+// Namespace is where kubectl puts an object that names none: -n, else
+// the kubeconfig context's namespace ("" when neither is set: then
+// "default"). Both are read offline too: they are the user's flags and
+// files, not the cluster's answers.
+func (f *Factory) Namespace() string {
 	ns, _, err := f.ConfigFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return ""
@@ -156,7 +155,7 @@ func (f *Factory) Environment(noCluster bool, old []string) (*validate.Environme
 	if err != nil {
 		return nil, nil, err
 	}
-	env, err := validate.NewEnvironment(validate.Setting{Catalog: cat, Cluster: cluster, Namespace: f.Namespace(noCluster),
+	env, err := validate.NewEnvironment(validate.Setting{Catalog: cat, Cluster: cluster, Namespace: f.Namespace(),
 		Old: old, Sources: f.Sources(), KubernetesVersion: kube})
 	if err != nil {
 		return nil, nil, &FlagError{Flag: "--old", Err: err}

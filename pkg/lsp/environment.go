@@ -84,8 +84,11 @@ func (s *Server) crdFilesChanged() bool {
 	s.mu.Lock()
 	if s.env == env {
 		s.env = nil
+	} else {
+		env = nil // replaced already, and closed by whoever did
 	}
 	s.mu.Unlock()
+	env.close()
 	return true
 }
 
@@ -111,12 +114,17 @@ func (s *Server) environment() (*environment, error) {
 	old := s.env
 	s.env = env
 	s.mu.Unlock()
-	if old != nil {
-		// Its admission plugins stop; a check still using them answers
-		// from what they had.
-		old.Options.Admission.Close()
-	}
+	old.close()
 	return env, nil
+}
+
+// close stops what an environment that is replaced runs: its admission
+// plugins and their informers. A check still using them answers from
+// what they had.
+func (e *environment) close() {
+	if e != nil {
+		e.Options.Admission.Close()
+	}
 }
 
 // stamps are the modification times of the files of paths (a path that

@@ -308,14 +308,16 @@ func (s *Server) configure(raw any) error {
 	s.mu.Lock()
 	next := s.settings
 	err := next.merge(raw)
+	var old *environment
 	if err == nil {
 		s.settings = next
-		s.env = nil
+		old, s.env = s.env, nil
 	}
 	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
+	old.close()
 	s.diag.all()
 	return nil
 }

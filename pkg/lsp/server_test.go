@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -406,5 +407,75 @@ func TestCancelled(t *testing.T) {
 	var rpc *jsonrpc2.Error
 	if !errors.As(got, &rpc) || rpc.Code != protocol.CodeRequestCancelled {
 		t.Errorf("answer: %v", got)
+	}
+}
+
+// TestReplacedEnvironmentClosesAdmission: when the settings change (and
+// when the CRD files change), the environment made for the old ones is
+// replaced and its admission chain closed: its plugins' informers do not
+// run on for the rest of the session.
+func TestReplacedEnvironmentClosesAdmission(t *testing.T) {
+	dir := t.TempDir()
+	crd := filepath.Join(dir, "crontab.yaml")
+	if err := os.WriteFile(crd, []byte(readFile(t, filepath.Join(crontabs, "crontab.yaml"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chains := make(chan *policies.Chain, 10)
+	c := startClient(t, Options{Setup: func(s Settings) (*validate.Environment, error) {
+		files, err := catalog.ReadFiles(s.CRDs, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		env, err := validate.NewEnvironment(validate.Setting{Catalog: catalog.New(files, nil)})
+		if err != nil {
+			return nil, err
+		}
+		a, err := env.SetUpAdmission(context.Background(), validate.AdmissionSetting{Policies: []string{"../../examples/policies"}, User: policies.User()})
+		if err != nil {
+			return nil, err
+		}
+		env.Options.Admission = a.Chain
+		chains <- a.Chain
+		return env, nil
+	}})
+	c.initialize(map[string]any{"kubectl-crd": map[string]any{"crds": []string{dir}}})
+	uri := "file:///tmp/r.yaml"
+	doc := "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: x\n"
+	c.open(uri, doc)
+	c.diagnostics(uri, 1)
+	first := <-chains
+	closed := func(ch *policies.Chain) bool {
+		select {
+		case <-ch.Done():
+			return true
+		case <-time.After(10 * time.Second):
+			return false
+		}
+	}
+	c.notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"crds": []string{dir}, "offline": true}})
+	c.change(uri, 2, doc+"spec: {}\n")
+	c.diagnostics(uri, 2)
+	if !closed(first) {
+		t.Fatal("the environment replaced by new settings kept its admission chain running")
+	}
+	second := <-chains
+	time.Sleep(1100 * time.Millisecond) // a modification time the check can tell apart
+	if err := os.WriteFile(crd, []byte(readFile(t, crd)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.change(uri, 3, doc)
+	c.diagnostics(uri, 3)
+	if !closed(second) {
+		t.Fatal("the environment replaced after its CRD files changed kept its admission chain running")
+	}
+	select {
+	case third := <-chains:
+		select {
+		case <-third.Done():
+			t.Error("the environment in use has its admission chain closed")
+		default:
+		}
+	default:
+		t.Error("no environment was made after the CRD files changed")
 	}
 }

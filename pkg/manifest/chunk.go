@@ -1,6 +1,9 @@
 package manifest
 
-import "bytes"
+import (
+	"bytes"
+	"regexp"
+)
 
 // Chunk is one document of a stream, found but not yet decoded: a YAML
 // document between separators, or one value of a JSON stream. Finding the
@@ -54,6 +57,11 @@ func Split(name string, data []byte) []Chunk {
 // quick look before decoding).
 func (c *Chunk) Mentions(s string) bool {
 	return bytes.Contains(c.text, []byte(s))
+}
+
+// Matches tells whether the chunk's text, as written, matches re.
+func (c *Chunk) Matches(re *regexp.Regexp) bool {
+	return re.Match(c.text)
 }
 
 // Decode decodes the chunk: no document for an empty one, a List's items,

@@ -120,3 +120,46 @@ func sameJSON(a, b []byte) bool {
 	by, _ := json.Marshal(y)
 	return bytes.Equal(ax, by)
 }
+
+// MutationError is the server's refusal of a request that a mutating
+// policy made (a patch that gives a field the wrong type is an internal
+// error of the server, whose text names no policy), with the policy that
+// made it.
+type MutationError struct {
+	// Policy names the MutatingAdmissionPolicy ("" when it could not be
+	// told).
+	Policy string
+	Err    error
+}
+
+func (e *MutationError) Error() string { return e.Err.Error() }
+func (e *MutationError) Unwrap() error { return e.Err }
+
+// blame is err, the mutating plugin's refusal of r, with the policy that
+// made it when its text names none: the one policy, or the first (in the
+// order of their names) that refuses r alone.
+func (c *Chain) blame(ctx context.Context, r Request, before runtime.Object, err error) error {
+	if p, _ := Named(err.Error()); p != "" {
+		return err
+	}
+	out := &MutationError{Err: err}
+	if len(c.set.Mutating) == 1 {
+		out.Policy = c.set.Mutating[0].Name
+		return out
+	}
+	for _, p := range slices.SortedFunc(slices.Values(c.set.Mutating), func(a, b *admissionregistrationv1.MutatingAdmissionPolicy) int {
+		return strings.Compare(a.Name, b.Name)
+	}) {
+		one, startErr := c.alone(p.Name)
+		if startErr != nil {
+			break
+		}
+		step := r
+		step.Object = before.DeepCopyObject()
+		if one.admitOnceSchemasRead(ctx, one.attributes(step), r.Interfaces) != nil {
+			out.Policy = p.Name
+			break
+		}
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package policies
 
 import (
 	"errors"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -33,6 +34,12 @@ type World struct {
 	Features featuregate.FeatureGate
 	// User is who sends the requests (request.userInfo).
 	User user.Info
+	// MadeUp, when set, is told the name of each namespace that was not
+	// given and was made up from its name alone (see namespaceNamed)
+	// for a policy or binding that reads namespaces (a namespaceSelector,
+	// or namespaceObject in an expression); it may be called from
+	// several goroutines, and more than once for a name.
+	MadeUp func(namespace string)
 }
 
 // Chain is the mutating and validating policy plugins, configured with a
@@ -44,6 +51,7 @@ type Chain struct {
 	mutates bool
 	user    user.Info
 	stop    chan struct{}
+	closing sync.Once
 	// set and world are what the chain was started with; parts are the
 	// chains of one mutating policy each that attribute a mutation.
 	set   *Set
@@ -57,7 +65,11 @@ const readyWithin = 30 * time.Second
 
 // Start configures the server's policy plugins with set and starts them.
 func Start(set *Set, w World) (*Chain, error) {
-	typed, params, err := clients(set, w.Mapper)
+	var madeUp func(string)
+	if set.readsNamespaces() {
+		madeUp = w.MadeUp
+	}
+	typed, params, err := clients(set, w.Mapper, madeUp)
 	if err != nil {
 		return nil, err
 	}
@@ -150,19 +162,20 @@ type policyPlugin interface {
 	Handles(admission.Operation) bool
 }
 
-// Close stops the plugins.
+// Close stops the plugins, once however many callers close the chain.
 func (c *Chain) Close() {
 	if c == nil {
 		return
 	}
-	c.parts.mu.Lock()
-	for _, one := range c.parts.chains {
-		one.Close()
-	}
-	c.parts.mu.Unlock()
-	select {
-	case <-c.stop:
-	default:
+	c.closing.Do(func() {
+		c.parts.mu.Lock()
+		for _, one := range c.parts.chains {
+			one.Close()
+		}
+		c.parts.mu.Unlock()
 		close(c.stop)
-	}
+	})
 }
+
+// Done is closed when the chain is.
+func (c *Chain) Done() <-chan struct{} { return c.stop }

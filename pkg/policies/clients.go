@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -24,7 +23,14 @@ import (
 // clients are the in-memory clients the plugins' informers list: the
 // typed one holds the policies, bindings, namespaces and params of kinds
 // kube-apiserver serves; the dynamic one the params of other kinds.
-func clients(set *Set, mapper meta.RESTMapper) (*fake.Clientset, *dynamicfake.FakeDynamicClient, error) {
+//
+// Each param is kept under the resource the mapper gives its kind, as
+// the server stores it: not under the resource client-go's fakes would
+// guess from the kind (Gatekeeper's constraint CRDs, for one, name their
+// plural as the lower-case kind, with no "s"). A custom resource is also
+// kept at each other version a paramKind names it at, as a CRD without a
+// conversion webhook serves it there (apiVersion changed, nothing else).
+func clients(set *Set, mapper meta.RESTMapper, madeUp func(string)) (*fake.Clientset, *dynamicfake.FakeDynamicClient, error) {
 	var typed []runtime.Object
 	for _, p := range set.Validating {
 		typed = append(typed, p)
@@ -41,10 +47,37 @@ func clients(set *Set, mapper meta.RESTMapper) (*fake.Clientset, *dynamicfake.Fa
 	for _, ns := range set.Namespaces {
 		typed = append(typed, ns)
 	}
-	var untyped []runtime.Object
+	kube := fake.NewSimpleClientset(typed...)
+	kube.PrependReactor("get", "namespaces", namespaceNamed(kube.Tracker(), madeUp))
+	// Paramkinds need a list kind to be listed, with objects or without
+	// (the dynamic fake asks for it by resource).
 	listKinds := map[schema.GroupVersionResource]string{}
+	paramKinds := map[schema.GroupKind][]string{}
+	for _, k := range set.paramKinds() {
+		gv, err := schema.ParseGroupVersion(k.APIVersion)
+		if err != nil || clientgoscheme.Scheme.Recognizes(gv.WithKind(k.Kind)) {
+			continue
+		}
+		gk := gv.WithKind(k.Kind).GroupKind()
+		paramKinds[gk] = append(paramKinds[gk], gv.Version)
+		// A kind that does not map is the policy's configuration error,
+		// said by the plugin as the server says it.
+		if mapping, err := mapper.RESTMapping(gk, gv.Version); err == nil {
+			listKinds[mapping.Resource] = k.Kind + "List"
+		}
+	}
+	type param struct {
+		gvr schema.GroupVersionResource
+		obj runtime.Object
+		ns  string
+	}
+	var typedParams, untypedParams []param
 	for _, p := range set.Params {
 		gvk := p.GroupVersionKind()
+		mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s %q: %w", gvk.Kind, p.GetName(), err)
+		}
 		if clientgoscheme.Scheme.Recognizes(gvk) {
 			obj, err := clientgoscheme.Scheme.New(gvk)
 			if err != nil {
@@ -53,49 +86,43 @@ func clients(set *Set, mapper meta.RESTMapper) (*fake.Clientset, *dynamicfake.Fa
 			if err := fromUnstructured(p, obj); err != nil {
 				return nil, nil, err
 			}
-			typed = append(typed, obj)
+			typedParams = append(typedParams, param{mapping.Resource, obj, p.GetNamespace()})
 			continue
 		}
-		mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s %q: %w", gvk.Kind, p.GetName(), err)
-		}
 		listKinds[mapping.Resource] = gvk.Kind + "List"
-		untyped = append(untyped, p)
+		untypedParams = append(untypedParams, param{mapping.Resource, p, p.GetNamespace()})
+		for _, v := range paramKinds[gvk.GroupKind()] {
+			if v == gvk.Version {
+				continue
+			}
+			other, err := mapper.RESTMapping(gvk.GroupKind(), v)
+			if err != nil {
+				continue
+			}
+			at := p.DeepCopy()
+			at.SetAPIVersion(other.GroupVersionKind.GroupVersion().String())
+			untypedParams = append(untypedParams, param{other.Resource, at, p.GetNamespace()})
+		}
 	}
-	// Paramkinds that no object has still need a list kind to be listed
-	// (as empty); the dynamic fake asks for it by resource.
-	for _, p := range set.Validating {
-		addListKind(listKinds, mapper, p.Spec.ParamKind)
+	for _, p := range typedParams {
+		if err := kube.Tracker().Create(p.gvr, p.obj, p.ns); err != nil {
+			return nil, nil, err
+		}
 	}
-	for _, p := range set.Mutating {
-		addListKind(listKinds, mapper, p.Spec.ParamKind)
+	dynamic := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds)
+	for _, p := range untypedParams {
+		if err := dynamic.Tracker().Create(p.gvr, p.obj, p.ns); err != nil {
+			return nil, nil, err
+		}
 	}
-	kube := fake.NewSimpleClientset(typed...)
-	kube.PrependReactor("get", "namespaces", namespaceNamed(kube.Tracker()))
-	dynamic := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, untyped...)
 	return kube, dynamic, nil
-}
-
-func addListKind(listKinds map[schema.GroupVersionResource]string, mapper meta.RESTMapper, kind *admissionregistrationv1.ParamKind) {
-	if kind == nil {
-		return
-	}
-	gv, err := schema.ParseGroupVersion(kind.APIVersion)
-	if err != nil || clientgoscheme.Scheme.Recognizes(gv.WithKind(kind.Kind)) {
-		return
-	}
-	// A kind that does not map is the policy's configuration error, said
-	// by the plugin as the server says it.
-	if mapping, err := mapper.RESTMapping(gv.WithKind(kind.Kind).GroupKind(), gv.Version); err == nil {
-		listKinds[mapping.Resource] = kind.Kind + "List"
-	}
 }
 
 // namespaceNamed answers the matcher's read of a namespace that was not
 // given (its informer has only those that were) with the namespace as
-// the server creates it from a name alone: labelled with its name.
-func namespaceNamed(tracker clienttesting.ObjectTracker) clienttesting.ReactionFunc {
+// the server creates it from a name alone: labelled with its name. It
+// tells madeUp (when set) of each such answer.
+func namespaceNamed(tracker clienttesting.ObjectTracker, madeUp func(string)) clienttesting.ReactionFunc {
 	return func(action clienttesting.Action) (bool, runtime.Object, error) {
 		get, ok := action.(clienttesting.GetAction)
 		if !ok {
@@ -104,6 +131,9 @@ func namespaceNamed(tracker clienttesting.ObjectTracker) clienttesting.ReactionF
 		obj, err := tracker.Get(corev1.SchemeGroupVersion.WithResource("namespaces"), "", get.GetName())
 		if !apierrors.IsNotFound(err) {
 			return true, obj, err
+		}
+		if madeUp != nil {
+			madeUp(get.GetName())
 		}
 		return true, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 			Name:   get.GetName(),

@@ -63,7 +63,7 @@ func (c *Chain) Run(ctx context.Context, r Request, check func() error) (Admitte
 		changed, err := c.mutate(ctx, attrs, r.Interfaces)
 		out.Audit = attrs.annotations()
 		if err != nil {
-			return out, err
+			return out, c.blame(ctx, r, before, err)
 		}
 		if changed {
 			out.Mutation = mergePatch(versioned(r, before), versioned(r, r.Object))

@@ -1,7 +1,10 @@
 package policies
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -21,36 +24,11 @@ type Set struct {
 	// Params are the objects of any other kind: what paramRefs name.
 	Params     []*unstructured.Unstructured
 	Namespaces []*corev1.Namespace
-	// Warnings are what type-checking its ValidatingAdmissionPolicies
-	// found, as the server writes them in status.typeChecking, each with
-	// its place (FILE:LINE:COLUMN: FIELD: WARNING) when read from a file,
-	// and the bindings that name no policy of the set (Unbound).
+	// Warnings are what reading the set found, each with its place
+	// (FILE:LINE:COLUMN: FIELD: WARNING) when read from a file: what
+	// type-checking its ValidatingAdmissionPolicies found, as the server
+	// writes it in status.typeChecking, and what can never take effect.
 	Warnings []string
-}
-
-// Unbound says of each binding that names a policy the set does not have:
-// the server accepts such a binding and it does nothing, which in a set
-// read from files is most likely a misspelt name.
-func (s *Set) Unbound() []string {
-	validating, mutating := map[string]bool{}, map[string]bool{}
-	for _, p := range s.Validating {
-		validating[p.Name] = true
-	}
-	for _, p := range s.Mutating {
-		mutating[p.Name] = true
-	}
-	var out []string
-	for _, b := range s.ValidatingBindings {
-		if !validating[b.Spec.PolicyName] {
-			out = append(out, fmt.Sprintf("%s %q binds %s %q, which is not given: it does nothing", ValidatingBindingKind, b.Name, ValidatingKind, b.Spec.PolicyName))
-		}
-	}
-	for _, b := range s.MutatingBindings {
-		if !mutating[b.Spec.PolicyName] {
-			out = append(out, fmt.Sprintf("%s %q binds %s %q, which is not given: it does nothing", MutatingBindingKind, b.Name, MutatingKind, b.Spec.PolicyName))
-		}
-	}
-	return out
 }
 
 // The kinds a Set holds by type; everything else is a param.
@@ -80,7 +58,8 @@ func IsPolicyKind(gk schema.GroupKind) bool {
 	return false
 }
 
-// Add adds one object, by its kind. A policy or binding must be at
+// Add adds one object, by its kind (a Namespace replaces one of the same
+// name). A policy or binding must be at
 // admissionregistration.k8s.io/v1 (the version the plugins read; which
 // Kubernetes versions serve it is for the caller to say), and decode as
 // one.
@@ -94,6 +73,8 @@ func (s *Set) Add(obj *unstructured.Unstructured) error {
 		if err := fromUnstructured(obj, ns); err != nil {
 			return err
 		}
+		// A namespace given again is the one applied last.
+		s.Namespaces = slices.DeleteFunc(s.Namespaces, func(n *corev1.Namespace) bool { return n.Name == ns.Name })
 		s.Namespaces = append(s.Namespaces, ns)
 	case !IsPolicyKind(gvk.GroupKind()):
 		s.Params = append(s.Params, obj)
@@ -123,6 +104,59 @@ func (s *Set) Add(obj *unstructured.Unstructured) error {
 		s.MutatingBindings = append(s.MutatingBindings, b)
 	}
 	return nil
+}
+
+// paramKinds are the paramKinds of the set's policies.
+func (s *Set) paramKinds() []*admissionregistrationv1.ParamKind {
+	var out []*admissionregistrationv1.ParamKind
+	for _, p := range s.Validating {
+		if p.Spec.ParamKind != nil {
+			out = append(out, p.Spec.ParamKind)
+		}
+	}
+	for _, p := range s.Mutating {
+		if p.Spec.ParamKind != nil {
+			out = append(out, p.Spec.ParamKind)
+		}
+	}
+	return out
+}
+
+// readsNamespaces tells whether a policy or binding of the set reads
+// the namespace of a request beyond its name: a namespaceSelector that
+// selects, or namespaceObject in an expression.
+func (s *Set) readsNamespaces() bool {
+	selects := func(m *admissionregistrationv1.MatchResources) bool {
+		return m != nil && m.NamespaceSelector != nil && (len(m.NamespaceSelector.MatchLabels) > 0 || len(m.NamespaceSelector.MatchExpressions) > 0)
+	}
+	for _, p := range s.Validating {
+		if selects(p.Spec.MatchConstraints) || mentions(p.Spec, "namespaceObject") {
+			return true
+		}
+	}
+	for _, b := range s.ValidatingBindings {
+		if selects(b.Spec.MatchResources) {
+			return true
+		}
+	}
+	for _, p := range s.Mutating {
+		if selects(p.Spec.MatchConstraints) || mentions(p.Spec, "namespaceObject") {
+			return true
+		}
+	}
+	for _, b := range s.MutatingBindings {
+		if selects(b.Spec.MatchResources) {
+			return true
+		}
+	}
+	return false
+}
+
+// mentions tells whether a policy's spec holds s (in an expression: no
+// other field of a spec could hold a CEL variable's name).
+func mentions(spec any, s string) bool {
+	js, err := json.Marshal(spec)
+	return err == nil && bytes.Contains(js, []byte(s))
 }
 
 // Empty tells whether there is no policy: admission then changes nothing.

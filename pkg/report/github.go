@@ -17,6 +17,11 @@ func Annotation(level, file string, line, column int, title, message string) str
 	return fmt.Sprintf("::%s file=%s,line=%d%s,title=%s::%s\n", level, ghProperty(file), max(line, 1), col, ghProperty(title), ghData(message))
 }
 
+// RunAnnotation is a workflow command about the whole run, at no file.
+func RunAnnotation(level, title, message string) string {
+	return fmt.Sprintf("::%s title=%s::%s\n", level, ghProperty(title), ghData(message))
+}
+
 func ghData(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
 }

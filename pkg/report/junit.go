@@ -11,6 +11,15 @@ type JUnit struct {
 	// Name is the command, such as "kubectl crd validate".
 	Name   string
 	Suites []*Suite
+	// Properties are said of the whole run (what it did not check, for
+	// one), as properties of every suite: JUnit readers show those.
+	Properties []Property
+}
+
+// Property is a <property> of a suite.
+type Property struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 // Suite is one <testsuite>.
@@ -54,6 +63,9 @@ func (j *JUnit) Write(w io.Writer) error {
 	out := junitSuites{Name: j.Name}
 	for _, s := range j.Suites {
 		js := junitSuite{Name: s.Name}
+		if len(j.Properties) > 0 {
+			js.Properties = &junitProperties{Properties: j.Properties}
+		}
 		for _, c := range s.Cases {
 			js.Tests++
 			switch {
@@ -95,12 +107,17 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+}
+
+type junitProperties struct {
+	Properties []Property `xml:"property"`
 }
 
 type junitCase struct {

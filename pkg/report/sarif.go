@@ -10,6 +10,9 @@ type SARIF struct {
 	// KubernetesVersion is the version whose answers these are
 	// (MAJOR.MINOR), in the run's properties.
 	KubernetesVersion string
+	// Notifications say what the run did not check, and why: each a
+	// warning of the run's invocation (toolExecutionNotifications).
+	Notifications []string
 
 	rules   []sarifRule
 	index   map[string]int
@@ -62,6 +65,13 @@ func (s *SARIF) Write(w io.Writer) error {
 		Results:    append([]sarifResult{}, s.results...),
 		Properties: map[string]string{"kubernetesVersion": s.KubernetesVersion},
 	}
+	if len(s.Notifications) > 0 {
+		inv := sarifInvocation{ExecutionSuccessful: true}
+		for _, n := range s.Notifications {
+			inv.Notifications = append(inv.Notifications, sarifNotification{Level: LevelWarning, Message: sarifMessage{Text: n}})
+		}
+		run.Invocations = []sarifInvocation{inv}
+	}
 	return WriteJSON(w, sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
 }
 
@@ -72,9 +82,20 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool       sarifTool         `json:"tool"`
-	Results    []sarifResult     `json:"results"`
-	Properties map[string]string `json:"properties"`
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations,omitempty"`
+	Results     []sarifResult     `json:"results"`
+	Properties  map[string]string `json:"properties"`
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful bool                `json:"executionSuccessful"`
+	Notifications       []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Level   string       `json:"level"`
+	Message sarifMessage `json:"message"`
 }
 
 type sarifTool struct {

@@ -36,13 +36,11 @@ func BenchmarkAdmission(b *testing.B) {
 			for range b.N {
 				opts := env.Options
 				if withPolicies {
-					set, err := env.ReadPolicies(ctx, []string{"../../test/testdata/policies/policies.yaml"}, nil)
+					a, err := env.SetUpAdmission(ctx, AdmissionSetting{Policies: []string{"../../test/testdata/policies/policies.yaml"}, User: policies.User()})
 					if err != nil {
 						b.Fatal(err)
 					}
-					if opts.Admission, err = env.StartAdmission(ctx, env.Catalog, set, policies.User()); err != nil {
-						b.Fatal(err)
-					}
+					opts.Admission = a.Chain
 				}
 				r, err := env.Check(ctx, manifest.InputOf("bench.yaml", data), opts)
 				opts.Admission.Close()

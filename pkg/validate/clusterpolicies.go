@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,10 +22,12 @@ import (
 var ErrNoClusterPolicies = errors.New("there is no cluster to read admission policies from")
 
 // ClusterPolicies reads the cluster's admission configuration, read-only
-// (list): its policies and bindings (the mutating ones where the cluster
-// serves them), its namespaces, and the objects of every paramKind. A
-// list the user may not make is an error naming the resource.
-func (e *Environment) ClusterPolicies(ctx context.Context) (*policies.Set, error) {
+// (list): its policies and bindings, its namespaces, and the objects of
+// every paramKind (found with cat's CRDs). A kind the cluster does not
+// serve has none (a server without admissionregistration.k8s.io, or one
+// too old for MutatingAdmissionPolicy). A list the user may not make is
+// an *UnreadableError.
+func (e *Environment) ClusterPolicies(ctx context.Context, cat *catalog.Catalog) (*policies.Set, error) {
 	if e.cluster.Err != nil {
 		return nil, e.cluster.Err
 	}
@@ -34,21 +40,14 @@ func (e *Environment) ClusterPolicies(ctx context.Context) (*policies.Set, error
 	}
 	set := &policies.Set{}
 	v1 := admissionregistrationv1.SchemeGroupVersion
-	for _, r := range []struct {
-		resource string
-		optional bool // served from 1.36 (MutatingAdmissionPolicy GA)
-	}{
-		{"validatingadmissionpolicies", false},
-		{"validatingadmissionpolicybindings", false},
-		{"mutatingadmissionpolicies", true},
-		{"mutatingadmissionpolicybindings", true},
-		{"namespaces", false},
+	for _, gvr := range []schema.GroupVersionResource{
+		v1.WithResource("validatingadmissionpolicies"),
+		v1.WithResource("validatingadmissionpolicybindings"),
+		v1.WithResource("mutatingadmissionpolicies"),
+		v1.WithResource("mutatingadmissionpolicybindings"),
+		{Version: "v1", Resource: "namespaces"},
 	} {
-		gvr := v1.WithResource(r.resource)
-		if r.resource == "namespaces" {
-			gvr = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
-		}
-		if err := listInto(ctx, client, gvr, r.optional, set); err != nil {
+		if err := listInto(ctx, client, gvr, set); err != nil {
 			return nil, err
 		}
 	}
@@ -59,8 +58,8 @@ func (e *Environment) ClusterPolicies(ctx context.Context) (*policies.Set, error
 	for _, p := range set.Mutating {
 		paramKindOf(p.Spec.ParamKind, kinds)
 	}
-	find := resourceOf(ctx, e.Options.BuiltIn, e.Catalog)
-	for gvk := range kinds {
+	find := resourceOf(ctx, e.Options.BuiltIn, cat)
+	for _, gvk := range slices.SortedFunc(maps.Keys(kinds), func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) }) {
 		gvr, _, found, err := find(gvk)
 		if err != nil {
 			return nil, err
@@ -68,12 +67,25 @@ func (e *Environment) ClusterPolicies(ctx context.Context) (*policies.Set, error
 		if !found {
 			continue // the policy's configuration error, said by the plugin
 		}
-		if err := listInto(ctx, client, gvr, false, set); err != nil {
+		if err := listInto(ctx, client, gvr, set); err != nil {
 			return nil, err
 		}
 	}
 	return set, nil
 }
+
+// UnreadableError is a list of what admission reads that the cluster
+// refuses the user.
+type UnreadableError struct {
+	Resource schema.GroupResource
+	Err      error
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("cannot list %s of the cluster, which admission reads: %v", e.Resource, e.Err)
+}
+
+func (e *UnreadableError) Unwrap() error { return e.Err }
 
 func paramKindOf(kind *admissionregistrationv1.ParamKind, into map[schema.GroupVersionKind]bool) {
 	if kind == nil {
@@ -84,15 +96,15 @@ func paramKindOf(kind *admissionregistrationv1.ParamKind, into map[schema.GroupV
 	}
 }
 
-// listInto adds every object of a resource to set; optional: a resource
-// the cluster does not serve has none.
-func listInto(ctx context.Context, client dynamic.Interface, gvr schema.GroupVersionResource, optional bool, set *policies.Set) error {
+// listInto adds every object of a resource to set: none when the
+// cluster does not serve the resource.
+func listInto(ctx context.Context, client dynamic.Interface, gvr schema.GroupVersionResource, set *policies.Set) error {
 	list, err := client.Resource(gvr).List(ctx, metav1.ListOptions{})
 	switch {
-	case optional && apierrors.IsNotFound(err):
+	case apierrors.IsNotFound(err):
 		return nil
 	case apierrors.IsForbidden(err):
-		return fmt.Errorf("cannot list %s of the cluster, which admission reads: %w (--no-policies checks without them)", gvr.GroupResource(), err)
+		return &UnreadableError{Resource: gvr.GroupResource(), Err: err}
 	case err != nil:
 		return fmt.Errorf("listing %s: %w", gvr.GroupResource(), err)
 	}

@@ -12,6 +12,9 @@ import (
 // test case per object.
 func (r Report) WriteJUnit(w io.Writer) error {
 	j := report.JUnit{Name: "kubectl crd validate"}
+	for _, msg := range r.NotChecked {
+		j.Properties = append(j.Properties, report.Property{Name: "notChecked", Value: msg})
+	}
 	for _, res := range r.Results {
 		s := j.Suite(res.File)
 		c := report.Case{Name: fmt.Sprintf("%s/%s (line %d)", res.Kind, res.Name, res.Line), Classname: res.File}
@@ -42,7 +45,7 @@ func problemLines(file string, ps []Problem) string {
 // WriteSARIF writes the report as a SARIF 2.1.0 log: one result per
 // problem, a rule per cause type.
 func (r Report) WriteSARIF(w io.Writer, version string) error {
-	log := report.SARIF{ToolVersion: version, KubernetesVersion: r.KubernetesVersion}
+	log := report.SARIF{ToolVersion: version, KubernetesVersion: r.KubernetesVersion, Notifications: r.NotChecked}
 	add := func(file, level string, p Problem) {
 		id, rule := p.Type, ""
 		switch {

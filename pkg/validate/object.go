@@ -326,6 +326,9 @@ func (res *ObjectResult) report(d *manifest.Document, out Result, opts Options) 
 		p.Policy, p.Binding = policies.Named(c.Message)
 		res.add(d, p)
 	}
+	if p, ok := mutationRefused(out.Err); ok {
+		res.add(d, p)
+	}
 	res.Audit = out.Admitted.Audit
 	if out.Admitted.Mutation != nil {
 		res.Mutation = json.RawMessage(out.Admitted.Mutation)

@@ -26,13 +26,25 @@ type Printer struct {
 	kube    string // the Kubernetes version answered as
 	colour  bool   // colour text (for a terminal)
 	kept    []ObjectResult
-	err     error
+	// notChecked say what the answers leave out.
+	notChecked []string
+	err        error
 }
 
 // NewPrinter makes a Printer for format; version is the tool's, kube the
 // Kubernetes version answered as (nil: the newest).
 func NewPrinter(w, errw io.Writer, format, version string, kube *k8sversion.Version, colour bool) *Printer {
 	return &Printer{w: w, errw: errw, format: format, version: version, kube: kubeversion.OrNewest(kube).String(), colour: colour}
+}
+
+// NotChecked says that the answers leave out what msg says ("": nothing),
+// in every format but text and yaml (whose reader sees it on stderr,
+// where the command says it): a field of JSON, a notification of SARIF,
+// a property of JUnit, a warning annotation of GitHub.
+func (p *Printer) NotChecked(msg string) {
+	if msg != "" {
+		p.notChecked = append(p.notChecked, msg)
+	}
 }
 
 // Add writes (or keeps) one result.
@@ -60,8 +72,15 @@ func (p *Printer) Finish(s Summary) error {
 	if p.err != nil {
 		return p.err
 	}
-	r := Report{Results: p.kept, Summary: s, KubernetesVersion: p.kube}
+	r := Report{Results: p.kept, Summary: s, KubernetesVersion: p.kube, NotChecked: p.notChecked}
 	switch p.format {
+	case "github":
+		for _, msg := range p.notChecked {
+			if _, err := io.WriteString(p.w, report.RunAnnotation("warning", "Not checked", msg)); err != nil {
+				return err
+			}
+		}
+		return writeSummary(p.w, s, p.kube)
 	case "json":
 		return report.WriteJSON(p.w, r)
 	case "junit":
@@ -77,7 +96,7 @@ func (p *Printer) Finish(s Summary) error {
 
 // WriteReport writes a whole report as a Printer would.
 func (r Report) WriteReport(w, errw io.Writer, format, version string, colour bool) error {
-	p := &Printer{w: w, errw: errw, format: format, version: version, kube: r.KubernetesVersion, colour: colour}
+	p := &Printer{w: w, errw: errw, format: format, version: version, kube: r.KubernetesVersion, colour: colour, notChecked: r.NotChecked}
 	if p.kube == "" {
 		p.kube = kubeversion.OrNewest(nil).String()
 	}

@@ -2,6 +2,8 @@ package validate
 
 import (
 	"context"
+	"regexp"
+	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
@@ -93,6 +95,33 @@ func (p *Pipeline) Objects() ([]*manifest.Document, error) {
 		return nil, p.crdErr
 	}
 	return objects, nil
+}
+
+// namespaceKind matches the text of a document that may be a Namespace
+// (or a List that holds one), in YAML or JSON: the chunks worth decoding
+// when the input's Namespaces are looked for. Compiled when first used.
+var namespaceKind = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"?kind"?\s*:\s*["']?Namespace\b`)
+})
+
+// namespaceDocuments are the input's documents of kind Namespace (v1),
+// in input order: what kubectl apply of the input would create before
+// its other objects. Documents that cannot be read are left out (their
+// own results say why).
+func (p *Pipeline) namespaceDocuments() ([]*manifest.Document, error) {
+	var out []*manifest.Document
+	err := eachMentioning(p.walked(), "Namespace", func(c manifest.Chunk) bool {
+		if !c.Matches(namespaceKind()) {
+			return true
+		}
+		for _, d := range c.Decode() {
+			if d.Err == nil && d.TypeMeta() == (manifest.TypeMeta{APIVersion: "v1", Kind: "Namespace"}) {
+				out = append(out, &d)
+			}
+		}
+		return true
+	})
+	return out, err
 }
 
 // walked is the input for a walk after the first: with the documents the

@@ -95,6 +95,9 @@ type Report struct {
 	// KubernetesVersion is the version whose answers these are
 	// (MAJOR.MINOR; see pkg/kubeversion).
 	KubernetesVersion string `json:"kubernetesVersion"`
+	// NotChecked says what the answers leave out, and why (the cluster's
+	// admission policies that could not be read).
+	NotChecked []string `json:"notChecked,omitempty"`
 }
 
 // UnknownFields says what unknown fields are: "strict" (errors), "warn"

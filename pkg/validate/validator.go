@@ -3,6 +3,7 @@ package validate
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/go-logr/logr"
 	"github.com/kubectl-crd/kubectl-crd/internal/fast"
@@ -245,8 +246,10 @@ func (r Result) Causes() []FieldError {
 	var out []FieldError
 	var decode *builtin.DecodeError
 	var se *apierrors.StatusError
+	var mutation *policies.MutationError
 	switch {
-	case r.Err == nil:
+	case r.Err == nil, errors.As(r.Err, &mutation):
+		// A mutation's refusal is one problem (see mutationRefused).
 	case errors.As(r.Err, &decode):
 		out = append(out, FieldError{Field: decode.Field, Type: string(metav1.StatusReasonBadRequest), Message: decode.Error()})
 	case errors.As(r.Err, &se) && se.ErrStatus.Details != nil && len(se.ErrStatus.Details.Causes) > 0:
@@ -297,4 +300,24 @@ var errNotForAdmission = errors.New("validate: admission policies given to a val
 // validation errors, which are reported anyway) out of the user's output.
 func quiet(ctx context.Context) context.Context {
 	return klog.NewContext(ctx, logr.Discard())
+}
+
+// mutationRefused is the problem of a request the server refuses because
+// of what a mutating policy made of it: the server's reason and text
+// (kubectl prints "Error from server (REASON): TEXT"), and the policy,
+// which the server's text does not name.
+func mutationRefused(err error) (Problem, bool) {
+	var mutation *policies.MutationError
+	if !errors.As(err, &mutation) {
+		return Problem{}, false
+	}
+	p := Problem{Type: string(metav1.StatusReasonInternalError), Message: mutation.Error(), Policy: mutation.Policy}
+	var se *apierrors.StatusError
+	if errors.As(err, &se) {
+		p.Type, p.Message = string(se.ErrStatus.Reason), se.ErrStatus.Message
+	}
+	if p.Policy != "" {
+		p.Message += fmt.Sprintf(" (the object as MutatingAdmissionPolicy '%s' made it)", p.Policy)
+	}
+	return p, true
 }
