@@ -15,7 +15,7 @@ test:
 FUZZTIME ?= 2m
 fuzz:
 	for t in manifest:FuzzRead manifest:FuzzReadDirect manifest:FuzzYAMLNodeLater manifest:FuzzJSONNodeLater manifest:FuzzMapKeyPositions \
-		catalog:FuzzLoadCRDs validate:FuzzValidate schemaproof:FuzzProof printers:FuzzTable builtin:FuzzCheck; do \
+		catalog:FuzzLoadCRDs validate:FuzzValidate schemaproof:FuzzProof schemaproof:FuzzProofOverSchemas printers:FuzzTable builtin:FuzzCheck; do \
 		go test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) ./pkg/$${t%%:*} || exit 1; \
 	done
 

@@ -33,7 +33,7 @@ func ServerFor(ctx context.Context, cat *catalog.Catalog, resolved []catalog.Res
 	}
 	for _, d := range docs {
 		for _, w := range d.Warnings {
-			fmt.Fprintf(warn, "warning: %v%s\n", w, manifest.LastValueSent)
+			fmt.Fprintf(warn, "warning: %v%s\n", w, w.Sent)
 		}
 	}
 	names := map[string]bool{}

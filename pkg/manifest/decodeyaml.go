@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -70,8 +71,16 @@ func decodeNodeFirst(name string, text []byte, offset int) (*Document, error) {
 	if err := checkNode(name, node); err != nil {
 		return nil, err
 	}
-	// As kubectl reads it: a key given twice keeps its last value.
-	js, err := sigsyaml.YAMLToJSON(text)
+	// As kubectl reads it: a key given twice keeps its last value, and of
+	// keys that are one in JSON the last is kept (see lastKeyWins).
+	warnings, earlier := keyWarnings(name, node, jsonKeys{})
+	src, dropped := text, []string(nil)
+	if len(earlier) > 0 {
+		if renamed, names, ok := lastKeyWins(text, offset, earlier); ok {
+			src, dropped = renamed, names
+		}
+	}
+	js, err := sigsyaml.YAMLToJSON(src)
 	if err != nil {
 		return nil, shiftLine(yamlError(name, err), offset)
 	}
@@ -79,8 +88,14 @@ func decodeNodeFirst(name string, text []byte, offset int) (*Document, error) {
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(js, &obj); err != nil {
 		return nil, &Error{File: name, Line: node.Line, Column: node.Column, Msg: "invalid object: " + jsonMessage(err)}
 	}
+	if len(dropped) > 0 {
+		dropKeys(obj, dropped)
+		if js, err = json.Marshal(obj); err != nil {
+			return nil, &Error{File: name, Line: node.Line, Column: node.Column, Msg: "invalid object: " + err.Error()}
+		}
+	}
 	return &Document{File: name, Line: node.Line, Column: node.Column, JSON: js, object: obj, Node: node,
-		Warnings: duplicateKeys(name, node, nil)}, nil
+		Warnings: warnings}, nil
 }
 
 // asKubectlReads decodes a YAML document into JSON as kubectl does
@@ -245,31 +260,6 @@ func checkNode(name string, node *yaml.Node) error {
 			Msg: fmt.Sprintf("expected an object (a mapping with apiVersion and kind), found %s", describe(node))}
 	}
 	return nil
-}
-
-// duplicateKeys appends to found each key given a second time in a
-// mapping under node, at its place. kubectl sends such a document with
-// the last value (the server never sees the others), so this is a
-// warning: almost always a mistake, but not what the server refuses.
-func duplicateKeys(name string, node *yaml.Node, found []*Error) []*Error {
-	switch node.Kind {
-	case yaml.MappingNode:
-		seen := map[string]*yaml.Node{}
-		for i := 0; i+1 < len(node.Content); i += 2 {
-			k := node.Content[i]
-			if first, dup := seen[k.Value]; dup && k.Kind == yaml.ScalarNode {
-				found = append(found, &Error{File: name, Line: k.Line, Column: k.Column,
-					Msg: fmt.Sprintf("duplicate key %q (first at line %d)", k.Value, first.Line)})
-			}
-			seen[k.Value] = k
-			found = duplicateKeys(name, node.Content[i+1], found)
-		}
-	case yaml.SequenceNode:
-		for _, c := range node.Content {
-			found = duplicateKeys(name, c, found)
-		}
-	}
-	return found
 }
 
 func describe(node *yaml.Node) string {

@@ -32,15 +32,11 @@ type Document struct {
 	// Err is set (and JSON and Node are not) when this document could not
 	// be decoded: see ReadPathsLenient.
 	Err *Error
-	// Warnings are what is wrong with the text that kubectl still sends
-	// (a key given twice: the last value is the one in JSON; see
-	// LastValueSent).
+	// Warnings are what is wrong with the text that kubectl still sends:
+	// a key given twice (the last value is the one in JSON), keys that
+	// are one in JSON (see collidingkeys.go).
 	Warnings []*Error
 }
-
-// LastValueSent is what a warning of a key given twice adds for those who
-// check what kubectl sends.
-const LastValueSent = "; kubectl sends the last value"
 
 // TypeMeta is the apiVersion and kind of a document.
 type TypeMeta struct {
@@ -123,6 +119,10 @@ type Error struct {
 	// Unopened: the file (or directory) itself could not be opened,
 	// so that the message names the flag or argument that named it.
 	Unopened bool
+	// Sent is what a warning of a document that kubectl still sends adds
+	// for those who check what it sends (which value of a key given
+	// twice); not part of Error().
+	Sent string
 }
 
 func (e *Error) Error() string {

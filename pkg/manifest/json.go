@@ -60,7 +60,7 @@ func jsonDocument(name string, text []byte, line, column int) (Document, bool) {
 			return failed(err), true
 		}
 		doc.Node = node
-		doc.Warnings = duplicateKeys(name, node, nil)
+		doc.Warnings, _ = keyWarnings(name, node, jsonKeys{})
 	}
 	if len(doc.Warnings) > 0 {
 		// As kubectl sends it: decoded (the last value of a key wins)

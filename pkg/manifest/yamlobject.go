@@ -28,7 +28,7 @@ func readDirect(text []byte) ([]byte, map[string]any) {
 	if !ok {
 		return nil, nil
 	}
-	obj, ok := directMap(m)
+	obj, ok := directMap(m, 1)
 	if !ok {
 		return nil, nil
 	}
@@ -39,24 +39,35 @@ func readDirect(text []byte) ([]byte, map[string]any) {
 	return js, obj
 }
 
-func directMap(m map[any]any) (map[string]any, bool) {
+// maxDepth is the nesting of maps and lists read directly: the JSON
+// decoder kubectl's reading goes through refuses more than 10,000 levels
+// in all ("exceeded max depth"), where the YAML parser counts flow and
+// block nesting apart. Past it, the document is read as kubectl reads
+// it, and refused as kubectl refuses it.
+const maxDepth = 10000
+
+// directMap is m, a map at nesting depth (the object is 1).
+func directMap(m map[any]any, depth int) (map[string]any, bool) {
+	if depth > maxDepth-1 {
+		return nil, false
+	}
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		key, ok := k.(string)
 		if !ok || !stringLike(key) || !utf8.ValidString(key) {
 			return nil, false
 		}
-		if out[key], ok = directValue(v); !ok {
+		if out[key], ok = directValue(v, depth+1); !ok {
 			return nil, false
 		}
 	}
 	return out, true
 }
 
-// directValue is v as the trip through JSON gives it back; false where
-// that may differ. Lists are converted in place: the parser's tree is
-// this reading's own.
-func directValue(v any) (any, bool) {
+// directValue is v, at nesting depth, as the trip through JSON gives it
+// back; false where that may differ. Lists are converted in place: the
+// parser's tree is this reading's own.
+func directValue(v any, depth int) (any, bool) {
 	switch v := v.(type) {
 	case nil, bool:
 		return v, true
@@ -67,10 +78,13 @@ func directValue(v any) (any, bool) {
 	case int64:
 		return v, true
 	case map[any]any:
-		return directMap(v)
+		return directMap(v, depth)
 	case []any:
+		if depth > maxDepth-1 {
+			return nil, false
+		}
 		for i, e := range v {
-			c, ok := directValue(e)
+			c, ok := directValue(e, depth+1)
 			if !ok {
 				return nil, false
 			}

@@ -2,8 +2,10 @@ package manifest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -101,4 +103,39 @@ func FuzzReadDirect(f *testing.F) {
 			sameAsKubectl(t, "f", c.text)
 		}
 	})
+}
+
+// TestReadDirectNesting: around the JSON decoder's limit (10,000 levels
+// in all, where the YAML parser counts block and flow nesting apart),
+// the direct reading answers what kubectl's reading answers: a document
+// nested within the limit is read the same, one nested past it is
+// refused by both, block and flow nesting together.
+func TestReadDirectNesting(t *testing.T) {
+	refused := 0
+	for _, levels := range []int{9990, 9998, 9999, 10000, 10001, 10002, 10050} {
+		for _, block := range []int{1, 40} {
+			var b strings.Builder
+			for i := range block {
+				b.WriteString(strings.Repeat("  ", i) + "k:\n")
+			}
+			flow := levels - block - 1 // the object, the block maps, then lists
+			b.WriteString(strings.Repeat("  ", block) + "l: " + strings.Repeat("[", flow) + strings.Repeat("]", flow) + "\n")
+			text := []byte(b.String())
+			name := fmt.Sprintf("%d levels, %d of them block", levels, block+1)
+			wantJS, want := kubectlReads(text)
+			gotJS, got := asKubectlReads(text)
+			if !bytes.Equal(gotJS, wantJS) || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: read as %.40s..., kubectl reads %.40s...", name, gotJS, wantJS)
+			}
+			if want == nil {
+				refused++
+				if js, _ := readDirect(text); js != nil {
+					t.Errorf("%s: read directly what kubectl refuses", name)
+				}
+			}
+		}
+	}
+	if refused == 0 {
+		t.Error("kubectl's reading refused none: the limit is not reached")
+	}
 }

@@ -6,216 +6,420 @@ import (
 
 	"github.com/go-openapi/swag/conv"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	"k8s.io/kube-openapi/pkg/validation/validate"
+)
+
+// verdict is what the proof knows of one validator's (or one schema's)
+// result on a value: it finds nothing, it certainly finds an error, or
+// either could be.
+type verdict uint8
+
+const (
+	unknown verdict = iota
+	pass
+	fail
+)
+
+// goal says what a judgement is for: proving a value clean (any verdict
+// but pass ends it) or proving that it fails (only a fail ends it). The
+// keyword checks are the same either way.
+type goal uint8
+
+const (
+	provePass goal = iota
+	proveFail
 )
 
 // clean reports whether kube-openapi's SchemaValidator, built from the
 // schema n was compiled from, finds nothing in v; false is "not proven",
-// never "invalid". Each step below is one of kube-openapi's validators,
-// taken only where it applies to v's kind, as kube-openapi applies it;
-// where a step could answer either way, clean answers false.
-func (n *node) clean(v any) bool {
+// never "invalid".
+func (n *node) clean(v any) bool { return n.judge(v, provePass) == pass }
+
+// fails reports whether that validator certainly finds an error in v;
+// false is "not proven". oneOf and not need it.
+func (n *node) fails(v any) bool { return n.judge(v, proveFail) == fail }
+
+// judge is SchemaValidator.Validate (kube-openapi's schema.go) on v, step
+// by step: for null, the type validator and the common (enum) validator
+// only; for any other value, each validator that applies to v's kind
+// (type, schema props, string, format, number, slice, common, object).
+// The result is fail when one validator certainly finds an error, pass
+// when every one certainly finds none, else unknown; a keyword this
+// package does not mirror (n.unproven) makes it unknown at best.
+func (n *node) judge(v any, g goal) verdict {
+	out := pass
 	if n.unproven {
+		out = unknown
+	}
+	// add folds one validator's verdict into out; true: out is settled
+	// for the goal, and the rest need not be asked.
+	add := func(w verdict) bool {
+		switch {
+		case w == fail:
+			out = fail
+			return true
+		case w == unknown:
+			out = unknown
+			return g == provePass
+		}
 		return false
+	}
+	if out == unknown && add(unknown) {
+		return out
+	}
+	if add(n.typeVerdict(v)) {
+		return out
 	}
 	if v == nil {
-		// For null, kube-openapi runs the type check and the enum only;
-		// no enum value is null once decoded.
-		return !n.hasEnum && (!n.typed || n.types&kindNull != 0 || n.nullable)
+		add(n.enumVerdict(v))
+		return out
 	}
-	kind := kindOf(v)
-	if kind == 0 || !n.typeClean(kind) {
-		return false
-	}
-	for _, s := range n.allOf {
-		if !s.clean(v) {
-			return false
-		}
-	}
-	if len(n.anyOf) > 0 && !n.anyClean(v) {
-		return false
-	}
-	if len(n.oneOf) > 0 && !n.oneClean(v) {
-		return false
-	}
-	if n.not != nil && !n.not.fails(v) {
-		return false
-	}
-	if n.hasEnum {
-		// The enum's check converts v to each value's type and compares:
-		// a string equal to a string value passes, whatever the others.
-		if s, ok := v.(string); !ok || !n.enum[s] {
-			return false
-		}
+	if add(n.junctorsVerdict(v, g)) {
+		return out
 	}
 	switch x := v.(type) {
 	case string:
-		return n.stringClean(x)
+		if add(n.stringVerdict(x)) || add(n.formatVerdict(x)) {
+			return out
+		}
 	case int64:
-		return n.integerClean(x)
+		if add(n.integerVerdict(x)) {
+			return out
+		}
 	case float64:
-		return n.numberClean(x)
+		if add(n.floatVerdict(x)) {
+			return out
+		}
 	case []any:
-		return n.arrayClean(x)
+		if add(n.arrayVerdict(x, g)) {
+			return out
+		}
 	case map[string]any:
-		return n.objectClean(x)
+		if add(n.objectVerdict(x, g)) {
+			return out
+		}
+	case bool:
+	default:
+		add(unknown) // no value the decoder gives
+		return out
 	}
-	return true
+	add(n.enumVerdict(v))
+	return out
 }
 
-// typeClean is kube-openapi's type check of a value of kind.
-func (n *node) typeClean(kind uint8) bool {
-	switch {
-	case !n.typed && n.format == "":
-		return true // the type check does not apply
-	case n.typed && n.types&kind != 0:
-		return true
-	case n.typed && kind == kindInteger && n.types&kindNumber != 0:
-		return true // an integer is a number
-	case !n.typed && (kind == kindString || kind == kindArray):
-		return true // a format without a type passes strings and lists
+// typeVerdict is kube-openapi's typeValidator (type.go): it applies when
+// the schema has a type or a format; null fails a type without null that
+// is not nullable; a string or a list passes a format without a numeric
+// type; else the value's type must be one of the schema's, or an integral
+// float where integer is, or an integer where number is.
+func (n *node) typeVerdict(v any) verdict {
+	if !n.typed && n.format == "" {
+		return pass
 	}
-	return false
+	if v == nil {
+		if n.typed && n.types&kindNull == 0 && !n.nullable {
+			return fail
+		}
+		return pass
+	}
+	kind := kindOf(v)
+	if kind == 0 {
+		return unknown
+	}
+	floatInt := kind == kindNumber && n.types&kindInteger != 0 && conv.IsFloat64AJSONInteger(v.(float64))
+	intFloat := kind == kindInteger && n.types&kindNumber != 0
+	if kind != kindString && kind != kindArray && n.format != "" &&
+		!(n.types&kind != 0 || n.format == valueFormat(kind) || floatInt || intFloat) {
+		return fail
+	}
+	if n.types&(kindNumber|kindInteger) == 0 && n.format != "" && (kind == kindString || kind == kindArray) {
+		return pass
+	}
+	if n.types&kind != 0 || floatInt || intFloat {
+		return pass
+	}
+	return fail
 }
 
-func (n *node) anyClean(v any) bool {
-	for _, s := range n.anyOf {
-		if s.clean(v) {
+// valueFormat is the format kube-openapi's type validator gives a decoded
+// value of kind (schemaInfoForType).
+func valueFormat(kind uint8) string {
+	switch kind {
+	case kindInteger:
+		return "int64"
+	case kindNumber:
+		return "float64"
+	}
+	return ""
+}
+
+// junctorsVerdict is the schema props validator (schema_props.go): anyOf
+// passes at its first passing schema, oneOf with exactly one, allOf with
+// all, not when its schema fails. (A failing oneOf schema's errors that
+// start with "IMPORTANT!" are kept even when another passes: compile
+// declines the schemas where an error could.)
+func (n *node) junctorsVerdict(v any, g goal) verdict {
+	out := pass
+	fold := func(w verdict) bool {
+		switch {
+		case w == fail:
+			out = fail
 			return true
+		case w == unknown:
+			out = unknown
+			return g == provePass
 		}
-	}
-	return false
-}
-
-// oneClean: one of the schemas passes and every other certainly fails.
-func (n *node) oneClean(v any) bool {
-	passed := -1
-	for i, s := range n.oneOf {
-		if s.clean(v) {
-			if passed >= 0 {
-				return false
-			}
-			passed = i
-		}
-	}
-	if passed < 0 {
 		return false
 	}
-	for i, s := range n.oneOf {
-		if i != passed && !s.fails(v) {
-			return false
+	for _, s := range n.allOf {
+		if fold(s.judge(v, g)) {
+			return out
 		}
 	}
-	return true
+	if len(n.anyOf) > 0 {
+		if fold(n.anyVerdict(v, g)) {
+			return out
+		}
+	}
+	if len(n.oneOf) > 0 {
+		if fold(n.oneVerdict(v)) {
+			return out
+		}
+	}
+	if n.not != nil {
+		switch n.not.judge(v, proveFail) {
+		case fail:
+			fold(pass)
+		case pass:
+			fold(fail)
+		default:
+			fold(unknown)
+		}
+	}
+	return out
 }
 
-func (n *node) stringClean(s string) bool {
+// anyVerdict: pass at the first schema that passes; fail when every one
+// certainly fails.
+func (n *node) anyVerdict(v any, g goal) verdict {
+	failed := 0
+	for _, s := range n.anyOf {
+		switch s.judge(v, provePass) {
+		case pass:
+			return pass
+		case fail:
+			failed++
+		default:
+			if g == proveFail && s.fails(v) {
+				failed++
+			}
+		}
+	}
+	if failed == len(n.anyOf) {
+		return fail
+	}
+	return unknown
+}
+
+// oneVerdict: pass when exactly one schema passes and every other
+// certainly fails; fail when two pass, or all certainly fail.
+func (n *node) oneVerdict(v any) verdict {
+	passed, failed := 0, 0
+	for _, s := range n.oneOf {
+		switch {
+		case s.clean(v):
+			passed++
+		case s.fails(v):
+			failed++
+		}
+	}
+	switch {
+	case passed >= 2 || failed == len(n.oneOf):
+		return fail
+	case passed == 1 && failed == len(n.oneOf)-1:
+		return pass
+	}
+	return unknown
+}
+
+// stringVerdict is the string validator (validator.go): maxLength, then
+// minLength (in runes), then pattern; a pattern that does not compile is
+// an error of every string.
+func (n *node) stringVerdict(s string) verdict {
 	if n.minLength != nil || n.maxLength != nil {
 		l := int64(utf8.RuneCountInString(s))
-		if (n.minLength != nil && l < *n.minLength) || (n.maxLength != nil && l > *n.maxLength) {
-			return false
+		if (n.maxLength != nil && l > *n.maxLength) || (n.minLength != nil && l < *n.minLength) {
+			return fail
 		}
 	}
 	if n.pattern != nil {
 		if re := n.pattern.get(); re == nil || !re.MatchString(s) {
-			return false
+			return fail
 		}
 	}
-	return !n.formatChecked || strfmt.Default.Validates(n.format, s)
+	return pass
 }
 
-// integerClean: kube-openapi compares an integer with a bound either as
-// integers (the bound truncated) or as floats, depending on the bound;
-// both must pass.
-func (n *node) integerClean(i int64) bool {
-	if n.int32Range && (i < math.MinInt32 || i > math.MaxInt32) {
-		return false
+// formatVerdict is the format validator: it applies to strings whose
+// format the server's registry knows.
+func (n *node) formatVerdict(s string) verdict {
+	if n.formatChecked && !strfmt.Default.Validates(n.format, s) {
+		return fail
+	}
+	return pass
+}
+
+// integerVerdict is the number validator (validator.go) on an integer:
+// its range for the schema's type and format, then multipleOf, maximum
+// and minimum, each compared natively (as integers, the bound truncated)
+// when the bound fits the type and format; a bound that does not is an
+// error of every number (numberBoundsFit). A bound past int64's range
+// would be truncated as Go does not define: not proven.
+func (n *node) integerVerdict(i int64) verdict {
+	if !n.boundsFit {
+		return fail
+	}
+	if n.numberType == "integer" && n.numberFormat == "int32" && (i < math.MinInt32 || i > math.MaxInt32) {
+		return fail
+	}
+	if n.multipleOf != nil {
+		if !inInt64(*n.multipleOf) {
+			return unknown
+		}
+		if validate.MultipleOfInt("", "", i, int64(*n.multipleOf)) != nil {
+			return fail
+		}
 	}
 	if n.maximum != nil {
-		m := int64(*n.maximum)
-		if i > m || (n.exclMax && i >= m) {
-			return false
+		if !inInt64(*n.maximum) {
+			return unknown
+		}
+		if validate.MaximumInt("", "", i, int64(*n.maximum), n.exclMax) != nil {
+			return fail
 		}
 	}
 	if n.minimum != nil {
-		m := int64(*n.minimum)
-		if i < m || (n.exclMin && i <= m) {
-			return false
+		if !inInt64(*n.minimum) {
+			return unknown
+		}
+		if validate.MinimumInt("", "", i, int64(*n.minimum), n.exclMin) != nil {
+			return fail
 		}
 	}
-	if n.multipleOf != nil {
-		f := *n.multipleOf
-		m := int64(f)
-		if m <= 0 || i%m != 0 || !multipleOf(float64(i), f) {
-			return false
-		}
-	}
-	return within(float64(i), n.minimum, n.maximum, n.exclMin, n.exclMax)
+	return pass
 }
 
-// multipleOf is kube-openapi's check of a float, computed as it computes
-// it.
-func multipleOf(data, factor float64) bool {
-	if factor <= 0 {
-		return false
+// floatVerdict is the number validator on a float: its range for the
+// schema's type and format, then multipleOf, maximum and minimum, as
+// floats; kube-openapi's own functions.
+func (n *node) floatVerdict(f float64) verdict {
+	if !n.boundsFit || validate.IsValueValidAgainstRange(f, n.numberType, n.numberFormat, "", "") != nil {
+		return fail
 	}
-	mult := data / factor
-	if factor < 1 {
-		mult = 1 / factor * data
+	if n.multipleOf != nil && validate.MultipleOf("", "", f, *n.multipleOf) != nil {
+		return fail
 	}
-	return conv.IsFloat64AJSONInteger(mult)
+	if n.maximum != nil && validate.Maximum("", "", f, *n.maximum, n.exclMax) != nil {
+		return fail
+	}
+	if n.minimum != nil && validate.Minimum("", "", f, *n.minimum, n.exclMin) != nil {
+		return fail
+	}
+	return pass
 }
 
-func (n *node) numberClean(f float64) bool {
-	if n.float32Range && math.Abs(f) > math.MaxFloat32 {
-		return false
-	}
-	if n.multipleOf != nil && !multipleOf(f, *n.multipleOf) {
-		return false
-	}
-	return within(f, n.minimum, n.maximum, n.exclMin, n.exclMax)
+// inInt64 tells whether int64(f) is defined: f within int64's range.
+func inInt64(f float64) bool {
+	return f >= math.MinInt64 && f < math.MaxInt64
 }
 
-func (n *node) arrayClean(a []any) bool {
+// arrayVerdict is the slice validator (slice_validator.go): minItems,
+// maxItems, then each item against items.
+func (n *node) arrayVerdict(a []any, g goal) verdict {
 	l := int64(len(a))
 	if (n.minItems != nil && l < *n.minItems) || (n.maxItems != nil && l > *n.maxItems) {
-		return false
+		return fail
 	}
+	out := pass
 	if n.items != nil {
 		for _, e := range a {
-			if !n.items.clean(e) {
-				return false
+			switch n.items.judge(e, g) {
+			case fail:
+				return fail
+			case unknown:
+				if g == provePass {
+					return unknown
+				}
+				out = unknown
 			}
 		}
 	}
-	return true
+	return out
 }
 
-func (n *node) objectClean(m map[string]any) bool {
+// objectVerdict is the object validator (object_validator.go):
+// min/maxProperties, unknown properties where additionalProperties is
+// false, each property against its schema (or additionalProperties'),
+// and required.
+func (n *node) objectVerdict(m map[string]any, g goal) verdict {
 	l := int64(len(m))
 	if (n.minProps != nil && l < *n.minProps) || (n.maxProps != nil && l > *n.maxProps) {
-		return false
+		return fail
 	}
 	for _, k := range n.required {
 		if _, ok := m[k]; !ok {
-			return false
+			return fail
 		}
 	}
+	out := pass
 	for k, e := range m {
+		var w verdict
 		p := n.property(k)
 		switch {
 		case p != nil:
-			if !p.clean(e) {
-				return false
-			}
+			w = p.judge(e, g)
+		case n.patternProps:
+			// A key a pattern matches is neither forbidden nor checked
+			// against additionalProperties.
+			w = unknown
 		case n.closed:
-			return false
+			return fail
 		case n.additional != nil:
-			if !n.additional.clean(e) {
-				return false
+			w = n.additional.judge(e, g)
+		default:
+			continue
+		}
+		switch w {
+		case fail:
+			return fail
+		case unknown:
+			if g == provePass {
+				return unknown
 			}
+			out = unknown
 		}
 	}
-	return true
+	return out
+}
+
+// enumVerdict is the common validator (validator.go): the value must
+// equal an enum value once converted to its type. A string converts only
+// to a string here (no enum value decoded from JSON is a byte or rune
+// slice), and null to nothing; other kinds are not proven.
+func (n *node) enumVerdict(v any) verdict {
+	if !n.hasEnum {
+		return pass
+	}
+	switch x := v.(type) {
+	case nil:
+		return fail
+	case string:
+		if n.enum[x] {
+			return pass
+		}
+		return fail
+	}
+	return unknown
 }
 
 // kindOf is the kind of a decoded JSON value (0 for any other Go value).

@@ -16,6 +16,7 @@ import (
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	"k8s.io/kube-openapi/pkg/validation/validate"
 )
 
 // Kinds of JSON value, as a set.
@@ -69,6 +70,9 @@ type node struct {
 	items    *node
 	// additional is additionalProperties' schema; nil: any.
 	additional *node
+	// patternProps: the schema has patternProperties (not proven), which
+	// change what additionalProperties applies to.
+	patternProps bool
 	*constraints
 }
 
@@ -92,22 +96,26 @@ type constraints struct {
 	maximum       *float64
 	exclMin       bool
 	exclMax       bool
-	int32Range    bool // an integer of format int32
-	float32Range  bool // a number of format float
-	multipleOf    *float64
-	minItems      *int64
-	maxItems      *int64
-	minProps      *int64
-	maxProps      *int64
-	required      []string
-	allOf         []*node
-	anyOf         []*node
-	oneOf         []*node
-	not           *node
+	// numberType and numberFormat are the type and format the number
+	// validator checks numbers and bounds against ("" when it checks
+	// none); boundsFit: every bound fits them (else the server finds an
+	// error in every number).
+	numberType, numberFormat string
+	boundsFit                bool
+	multipleOf               *float64
+	minItems                 *int64
+	maxItems                 *int64
+	minProps                 *int64
+	maxProps                 *int64
+	required                 []string
+	allOf                    []*node
+	anyOf                    []*node
+	oneOf                    []*node
+	not                      *node
 }
 
 // none are the constraints of a node without any.
-var none constraints
+var none = constraints{boundsFit: true}
 
 // pattern is a regular expression compiled when first matched: most
 // patterns of a CRD never meet a value in a run.
@@ -130,12 +138,39 @@ type compiler struct {
 // compile compiles the schema of a CRD version.
 func compile(s *spec.Schema) *node {
 	c := &compiler{patterns: map[string]*pattern{}}
-	return c.node(s)
+	root := c.node(s)
+	// A property at the root has its name for its path (deeper ones
+	// have a parent's name and a dot before theirs), so its errors start
+	// with its name; an error that starts with "IMPORTANT!" is kept from
+	// a failing oneOf schema when another passes (schema_props.go).
+	// Nothing is proven of a schema with such a name.
+	if importantAtRoot(s) {
+		root.unproven = true
+	}
+	return root
+}
+
+// importantAtRoot tells whether the root schema s, or a junctor's schema
+// at the root, has a property whose name starts with "IMPORTANT!".
+func importantAtRoot(s *spec.Schema) bool {
+	for name := range s.Properties {
+		if strings.HasPrefix(name, "IMPORTANT!") {
+			return true
+		}
+	}
+	for _, list := range [][]spec.Schema{s.AllOf, s.AnyOf, s.OneOf} {
+		for i := range list {
+			if importantAtRoot(&list[i]) {
+				return true
+			}
+		}
+	}
+	return s.Not != nil && importantAtRoot(s.Not)
 }
 
 func (c *compiler) node(s *spec.Schema) *node {
-	n := &node{nullable: s.Nullable, constraints: &none}
-	n.unproven = len(s.Dependencies) > 0 || len(s.PatternProperties) > 0 || s.UniqueItems ||
+	n := &node{nullable: s.Nullable, constraints: &none, patternProps: len(s.PatternProperties) > 0}
+	n.unproven = len(s.Dependencies) > 0 || n.patternProps || s.UniqueItems ||
 		s.AdditionalItems != nil || s.Ref.String() != "" ||
 		(s.Items != nil && (s.Items.Schema == nil || len(s.Items.Schemas) > 0))
 	for _, t := range s.Type {
@@ -164,14 +199,14 @@ func (c *compiler) node(s *spec.Schema) *node {
 	if s.Items != nil && s.Items.Schema != nil {
 		n.items = c.node(s.Items.Schema)
 	}
-	if k := c.constraints(s, n); !reflect.ValueOf(k).IsZero() {
+	if k := c.constraints(s); !reflect.DeepEqual(k, none) {
 		n.constraints = &k
 	}
 	return n
 }
 
 // constraints compiles the keywords of s beyond types and structure.
-func (c *compiler) constraints(s *spec.Schema, n *node) constraints {
+func (c *compiler) constraints(s *spec.Schema) constraints {
 	k := constraints{format: s.Format, required: s.Required, multipleOf: s.MultipleOf,
 		minLength: s.MinLength, maxLength: s.MaxLength,
 		minimum: s.Minimum, maximum: s.Maximum, exclMin: s.ExclusiveMinimum, exclMax: s.ExclusiveMaximum,
@@ -194,14 +229,20 @@ func (c *compiler) constraints(s *spec.Schema, n *node) constraints {
 		}
 		k.pattern = p
 	}
-	// kube-openapi checks the range of a format only when the schema has
-	// exactly one type (numberValidator).
-	if len(s.Type) == 1 {
-		k.int32Range = s.Type[0] == "integer" && s.Format == "int32"
-		k.float32Range = s.Type[0] == "number" && s.Format == "float"
-		if (s.Type[0] == "integer" && (s.Format == "uint32" || s.Format == "uint64")) ||
-			(s.Type[0] == "number" && (s.Format == "float32" || s.Format == "float64")) {
-			n.unproven = true
+	k.boundsFit = true
+	if s.MultipleOf != nil || s.Maximum != nil || s.Minimum != nil || s.Format == "int32" || s.Format == "float" {
+		// Else the number validator's range check of a value adds
+		// nothing to the type check: an integer the type admits is one
+		// int64 holds (int64 and the default format), and float's range
+		// is the only one narrower than a float64's. Leaving them out
+		// keeps the plain node's constraints shared.
+		k.numberType, k.numberFormat = numberTypeFormat(s)
+	}
+	for _, b := range []*float64{s.MultipleOf, s.Maximum, s.Minimum} {
+		// The number validator checks each bound as it checks a value,
+		// with the same function.
+		if b != nil && validate.IsValueValidAgainstRange(*b, k.numberType, k.numberFormat, "", "") != nil {
+			k.boundsFit = false
 		}
 	}
 	k.allOf = c.all(s.AllOf)
@@ -221,6 +262,29 @@ func (c *compiler) all(schemas []spec.Schema) []*node {
 	return nodes
 }
 
+// numberTypeFormat are the type and format kube-openapi's number
+// validator is built with (schema.go, numberValidator): those of a
+// schema with exactly one type, integer (formats int32 and int64) or
+// number (float and double); else none.
+func numberTypeFormat(s *spec.Schema) (string, string) {
+	if len(s.Type) != 1 {
+		return "", ""
+	}
+	switch t := s.Type[0]; t {
+	case "integer":
+		if s.Format == "int32" || s.Format == "int64" {
+			return t, s.Format
+		}
+		return t, ""
+	case "number":
+		if s.Format == "float" || s.Format == "double" {
+			return t, s.Format
+		}
+		return t, ""
+	}
+	return "", ""
+}
+
 // property is the schema of the property named name (nil: none).
 func (n *node) property(name string) *node {
 	i, ok := slices.BinarySearchFunc(n.props, name, func(p property, name string) int { return strings.Compare(p.name, name) })
@@ -228,15 +292,4 @@ func (n *node) property(name string) *node {
 		return nil
 	}
 	return n.props[i].node
-}
-
-// within reports whether f is inside the bounds, compared as floats.
-func within(f float64, min, max *float64, exclMin, exclMax bool) bool {
-	if max != nil && (f > *max || (exclMax && f >= *max)) {
-		return false
-	}
-	if min != nil && (f < *min || (exclMin && f <= *min)) {
-		return false
-	}
-	return true
 }

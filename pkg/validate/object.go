@@ -34,7 +34,7 @@ func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
 		return res
 	}
 	for _, w := range d.Warnings {
-		res.Warnings = append(res.Warnings, Problem{Type: "DuplicateKey", Message: w.Msg + manifest.LastValueSent, Line: w.Line, Column: w.Column})
+		res.Warnings = append(res.Warnings, Problem{Type: "DuplicateKey", Message: w.Msg + w.Sent, Line: w.Line, Column: w.Column})
 	}
 	object, err := d.TakeObject()
 	if err != nil {

@@ -49,7 +49,13 @@ func TestLintFindsWhatKubeAPILinterFinds(t *testing.T) {
 	goCmd(t, oracleDir, "build", "-o", oracle, ".")
 	c := newComparison()
 	for _, p := range projects {
-		dir := strings.TrimSpace(goCmd(t, oracleDir, "list", "-m", "-f", "{{.Dir}}", p.module))
+		// go mod download, not go list -m: on a machine whose module cache
+		// does not have the module yet, go list -m names no directory.
+		var module struct{ Dir string }
+		if err := json.Unmarshal([]byte(goCmd(t, oracleDir, "mod", "download", "-json", p.module)), &module); err != nil || module.Dir == "" {
+			t.Fatalf("%s: go mod download: %v", p.module, err)
+		}
+		dir := module.Dir
 		var out oracleOutput
 		if err := json.Unmarshal([]byte(runIn(t, oracleDir, oracle, p.packages...)), &out); err != nil {
 			t.Fatalf("%s: the oracle's output: %v", p.module, err)
