@@ -58,16 +58,14 @@ func ServerFor(ctx context.Context, cat *catalog.Catalog, resolved []catalog.Res
 		return nil, err
 	}
 	crds = append(crds, ofObjects...)
-	objs, err := objectsOf(docs, crds)
-	if err != nil {
-		return nil, err
-	}
-	return NewServer(catalog.Definitions(crds), objs)
+	return NewServer(catalog.Definitions(crds), objectsOf(docs, crds))
 }
 
-// objectsOf decodes the objects of docs; one at a version its CRD does
-// not serve is an error at its place, as the server would refuse it.
-func objectsOf(docs []manifest.Document, crds []*catalog.CRD) ([]*unstructured.Unstructured, error) {
+// objectsOf decodes the objects of docs. One that cannot be decoded, or
+// at a version its CRD does not serve, is left out: kubectl's get -f,
+// which reads the same files, says so for it (as it says of an object of
+// a kind the cluster does not serve), after printing the others.
+func objectsOf(docs []manifest.Document, crds []*catalog.CRD) []*unstructured.Unstructured {
 	byKind := map[schema.GroupKind]*catalog.CRD{}
 	for _, crd := range crds {
 		byKind[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = crd
@@ -77,17 +75,16 @@ func objectsOf(docs []manifest.Document, crds []*catalog.CRD) ([]*unstructured.U
 		d := &docs[i]
 		obj, err := d.TakeObject()
 		if err != nil {
-			return nil, &manifest.Error{File: d.File, Line: d.Line, Column: d.Column, Msg: err.Error()}
+			continue
 		}
 		u := &unstructured.Unstructured{Object: obj}
 		gvk := u.GroupVersionKind()
 		if crd := byKind[gvk.GroupKind()]; crd != nil && !apihelpers.HasServedCRDVersion(crd.CustomResourceDefinition, gvk.Version) {
-			line, column := d.Position("apiVersion")
-			return nil, &manifest.Error{File: d.File, Line: line, Column: column, Msg: "apiVersion: " + catalog.NotServed(crd, gvk.Version)}
+			continue
 		}
 		objs = append(objs, u)
 	}
-	return objs, nil
+	return objs
 }
 
 // Getter is the client getter of kubectl's commands without a cluster:

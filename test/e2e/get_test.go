@@ -139,9 +139,19 @@ func TestGetFileMatchesKubectl(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "samples.yaml")
 	generated := "\n---\napiVersion: printing.example.com/v1\nkind: Sample\nmetadata: {generateName: gen-, namespace: default}\nspec: {color: red, count: 1}\n"
 	writeFile(t, file, string(samples)+generated)
-	for _, extra := range [][]string{nil, {"-l", "tier=front"}, {"-l", "tier=nosuch"}, {"--field-selector", "spec.color=blue"}, {"--sort-by", ".spec.count"}, {"-o", "name"}} {
-		t.Run(strings.Join(extra, " "), func(t *testing.T) {
-			args := append([]string{"get", "-f", file}, extra...)
+	// A directory where one file holds a version the CRD does not serve:
+	// kubectl prints every object it can, then the error for that one.
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a-samples.yaml"), string(samples))
+	writeFile(t, filepath.Join(dir, "b-unserved.yaml"), "apiVersion: printing.example.com/v9\nkind: Sample\nmetadata: {name: nine, namespace: default}\nspec: {color: red, count: 9}\n")
+	for _, tc := range []struct {
+		input string
+		extra []string
+	}{{file, nil}, {file, []string{"-l", "tier=front"}}, {file, []string{"-l", "tier=nosuch"}}, {file, []string{"--field-selector", "spec.color=blue"}},
+		{file, []string{"--sort-by", ".spec.count"}}, {file, []string{"-o", "name"}}, {dir, nil}, {dir, []string{"-o", "name"}}} {
+		extra := tc.extra
+		t.Run(filepath.Base(tc.input)+" "+strings.Join(extra, " "), func(t *testing.T) {
+			args := append([]string{"get", "-f", tc.input}, extra...)
 			want := bin.Run(t, "kubectl", nil, args...)
 			got := bin.Run(t, "kubectl-crd", nil, args...)
 			harness.Compare(t, got, want)
