@@ -107,17 +107,20 @@ func (o *SampleOptions) Run(ctx context.Context) error {
 		}
 		version = gv.Version
 	}
-	data, refused, err := sample.Render(ctx, crd, version, sample.Options{Full: o.Full}, o.Output, o.Comments)
+	out, err := sample.Render(ctx, crd, version, sample.Options{Full: o.Full}, o.Output, o.Comments)
 	if err != nil {
 		return err
 	}
-	if _, err := o.out.Write(data); err != nil {
+	if _, err := o.out.Write(out.Data); err != nil {
 		return err
 	}
-	for _, r := range refused {
-		fmt.Fprintf(o.errOut, "error: the server refuses this sample: %s\n", r)
+	for _, l := range out.LeftOut {
+		fmt.Fprintf(o.errOut, "note: left out of the full sample: %s\n", l)
 	}
-	if len(refused) > 0 {
+	for _, msg := range out.Refused {
+		fmt.Fprintf(o.errOut, "error: the server refuses this sample: %s\n", msg)
+	}
+	if len(out.Refused) > 0 {
 		return findings
 	}
 	return nil

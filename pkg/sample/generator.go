@@ -1,6 +1,7 @@
 package sample
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 
@@ -22,6 +23,20 @@ type generator struct {
 	omit, include map[string]bool
 	// points are the choices the last object was built with.
 	points []point
+}
+
+// choices are a generator's choices, saved to be restored.
+type choices struct {
+	variant       map[string]int
+	omit, include map[string]bool
+}
+
+func (g *generator) save() choices {
+	return choices{maps.Clone(g.variant), maps.Clone(g.omit), maps.Clone(g.include)}
+}
+
+func (g *generator) restore(c choices) {
+	g.variant, g.omit, g.include = c.variant, c.omit, c.include
 }
 
 // point is a choice made at a path: among options values, or whether an
@@ -53,7 +68,7 @@ func (g *generator) has(path string, byDefault bool) bool {
 // distinct ones.
 func (g *generator) value(s *apiextensionsv1.JSONSchemaProps, path string, n int) any {
 	s, excluded := g.resolve(s, path)
-	if s.Default != nil && n == 0 && g.choose(path+"#default", 2) == 0 {
+	if s.Default != nil && n == 0 && g.takesDefault(s, path) {
 		// The author's own value, which the server checked against the
 		// schema when it took the CRD.
 		var v any
@@ -88,6 +103,18 @@ func (g *generator) value(s *apiextensionsv1.JSONSchemaProps, path string, n int
 		return (g.choose(path, 2)+n)%2 == 1
 	}
 	return map[string]any{} // x-kubernetes-preserve-unknown-fields, any value
+}
+
+// takesDefault tells whether the value at path is the schema's default:
+// the first choice, but for an object or a list in a full sample, whose
+// default would stand for every field the schema has under it (a
+// repair may still choose it).
+func (g *generator) takesDefault(s *apiextensionsv1.JSONSchemaProps, path string) bool {
+	first := g.choose(path+"#default", 2) == 0
+	if g.full && (s.Type == "object" || s.Type == "array") {
+		return !first
+	}
+	return first
 }
 
 func (g *generator) object(s *apiextensionsv1.JSONSchemaProps, path string, n int, root bool) map[string]any {

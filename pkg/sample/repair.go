@@ -7,10 +7,17 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
 )
 
+// repair is one change worth trying: do makes it and returns its undo;
+// omits are the optional fields it leaves out.
+type repair struct {
+	do    func() func()
+	omits []string
+}
+
 // repairs are the changes worth trying for the first refusal: at the
 // choices under the refused field (or above it), another value, and
-// optional parts left out or put in. Each returns its undo.
-func (g *generator) repairs(causes []validate.FieldError) []func() func() {
+// optional parts left out or put in.
+func (g *generator) repairs(causes []validate.FieldError) []repair {
 	field := strings.TrimPrefix(causes[0].Field, ".")
 	related := func(p string) bool {
 		return field == "" || field == "<nil>" || p == field || under(p, field) || under(field, p)
@@ -33,7 +40,7 @@ func (g *generator) repairs(causes []validate.FieldError) []func() func() {
 	}
 	slices.SortStableFunc(around, func(a, b point) int { return depth(b.path) - depth(a.path) })
 	points = append(points, around...)
-	var out []func() func()
+	var out []repair
 	var direct []string // optional fields of the refused object, present
 	for _, pt := range points {
 		if !related(pt.path) {
@@ -43,44 +50,44 @@ func (g *generator) repairs(causes []validate.FieldError) []func() func() {
 		case pt.optional && pt.present && parent(pt.path) == field:
 			direct = append(direct, pt.path)
 		case pt.optional && pt.present:
-			out = append(out, g.setFlag(g.omit, pt.path))
+			out = append(out, repair{g.setFlag(g.omit, pt.path), []string{pt.path}})
 		case pt.optional:
-			out = append(out, g.setFlag(g.include, pt.path))
+			out = append(out, repair{do: g.setFlag(g.include, pt.path)})
 		default:
 			for alt := 1; alt < pt.options; alt++ {
 				path, next := pt.path, (g.variant[pt.path]+alt)%pt.options
-				out = append(out, func() func() {
+				out = append(out, repair{do: func() func() {
 					old := g.variant[path]
 					g.variant[path] = next
 					return func() { g.variant[path] = old }
-				})
+				}})
 			}
 		}
 	}
+
 	// The refused object's own optional fields first, one left out at a
 	// time; then, for a rule that allows at most one of several fields,
 	// each one kept alone.
-	var first []func() func()
+	var first []repair
 	for _, p := range direct {
-		first = append(first, g.setFlag(g.omit, p))
+		first = append(first, repair{g.setFlag(g.omit, p), []string{p}})
 	}
 	for _, keep := range direct {
 		if len(direct) < 3 {
 			break
 		}
-		first = append(first, func() func() {
+		others := slices.DeleteFunc(slices.Clone(direct), func(p string) bool { return p == keep })
+		first = append(first, repair{func() func() {
 			var undo []func()
-			for _, p := range direct {
-				if p != keep {
-					undo = append(undo, g.setFlag(g.omit, p)())
-				}
+			for _, p := range others {
+				undo = append(undo, g.setFlag(g.omit, p)())
 			}
 			return func() {
 				for _, u := range undo {
 					u()
 				}
 			}
-		})
+		}, others})
 	}
 	return append(first, out...)
 }

@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +35,16 @@ type Sample struct {
 	Refused []validate.FieldError
 	// Checks is how many objects were validated to find this one.
 	Checks int
+	// LeftOut are the fields a full sample does not have, and why: the
+	// server refused the object with them (see Make).
+	LeftOut []LeftOut
+}
+
+// LeftOut is a field of the schema that a full sample leaves out: Why is
+// the server's refusal that leaving it out answered.
+type LeftOut struct {
+	Field string
+	Why   validate.FieldError
 }
 
 // maxChecks bounds the repairs: each is one validation of the object.
@@ -81,35 +92,104 @@ func Make(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, ve
 	}
 	obj, causes := check()
 	s := &Sample{Checks: 1}
-	// A repair is kept when fewer refusals remain, or as many but others
-	// not seen before (a field put in to meet a rule may need a repair of
-	// its own).
-	seen := map[string]bool{signature(causes): true}
-	for len(causes) > 0 && s.Checks < maxChecks {
-		better := false
-		for _, try := range g.repairs(causes) {
-			undo := try()
-			o, c := check()
-			s.Checks++
-			if len(c) < len(causes) || len(c) == len(causes) && !seen[signature(c)] {
-				seen[signature(c)] = true
-				obj, causes, better = o, c, true
-				break
+	leftOut := map[string]validate.FieldError{}
+	// settle repairs until the server accepts the object, or no repair
+	// helps. A repair is kept when fewer refusals remain, or as many but
+	// others not seen before (a field put in to meet a rule may need a
+	// repair of its own); no repair may leave out a field of keep (or
+	// one that holds it).
+	keep := map[string]bool{}
+	kept := func(f string) bool {
+		for k := range keep {
+			if f == k || under(k, f) {
+				return true
 			}
-			undo()
-			if s.Checks >= maxChecks {
+		}
+		return false
+	}
+	settle := func() {
+		seen := map[string]bool{signature(causes): true}
+		for len(causes) > 0 && s.Checks < maxChecks {
+			better := false
+			for _, try := range g.repairs(causes) {
+				if slices.ContainsFunc(try.omits, kept) {
+					continue
+				}
+				undo := try.do()
+				o, c := check()
+				s.Checks++
+				if len(c) < len(causes) || len(c) == len(causes) && !seen[signature(c)] {
+					seen[signature(c)] = true
+					for _, f := range try.omits {
+						leftOut[f] = causes[0]
+					}
+					obj, causes, better = o, c, true
+					break
+				}
+				undo()
+				if s.Checks >= maxChecks {
+					break
+				}
+			}
+			if !better {
 				break
 			}
 		}
-		if !better {
-			break
+	}
+	settle()
+	if opts.Full && len(causes) == 0 {
+		// A field left out early may fit once later repairs are made (a
+		// rule against two fields together, one of them since left out):
+		// each is put back, shallow ones first, and kept, for good, when
+		// the server accepts the object again after repairs that leave
+		// it, and those put back before it, in.
+		for _, f := range slices.SortedFunc(maps.Keys(leftOut), func(a, b string) int { return cmp.Or(depth(a)-depth(b), strings.Compare(a, b)) }) {
+			if !g.omit[f] || s.Checks >= maxChecks {
+				continue
+			}
+			saved := g.save()
+			g.omit[f], keep[f] = false, true
+			obj, causes = check()
+			s.Checks++
+			settle()
+			if len(causes) > 0 {
+				delete(keep, f)
+				g.restore(saved)
+				obj, causes = check()
+				s.Checks++
+			}
 		}
 	}
 	if len(causes) > 0 {
 		obj, _ = check() // the object of the choices kept
 	}
 	s.Object, s.Refused = obj, causes
+	if opts.Full {
+		// Of what repairs left out, what the sample keeps out, but for
+		// fields inside one that is out.
+		out := map[string]validate.FieldError{}
+		for f, why := range leftOut {
+			if g.omit[f] {
+				out[f] = why
+			}
+		}
+		for _, f := range slices.Sorted(maps.Keys(out)) {
+			if !within(out, f) {
+				s.LeftOut = append(s.LeftOut, LeftOut{Field: strings.TrimSuffix(f, "[+]"), Why: out[f]})
+			}
+		}
+	}
 	return s, nil
+}
+
+// within tells whether field f is under another field of left.
+func within(left map[string]validate.FieldError, f string) bool {
+	for p := range left {
+		if under(f, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func signature(causes []validate.FieldError) string {

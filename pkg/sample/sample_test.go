@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -102,7 +103,7 @@ var _ = validate.FieldError{}
 // value the generator knows, and checks what the schema alone says of
 // them beside the validator's verdict.
 func TestHardSchema(t *testing.T) {
-	crd := crdsUnder(t, "testdata")[0]
+	crd := crdsUnder(t, filepath.Join("testdata", "hard.yaml"))[0]
 	for _, full := range []bool{false, true} {
 		s, err := Make(context.Background(), crd, "v1", Options{Full: full})
 		if err != nil {
@@ -179,5 +180,64 @@ func TestFromPattern(t *testing.T) {
 		}
 		w, _ := fromPattern(c.pattern, c.lo, c.hi, 1)
 		t.Logf("%s: %q, %q", c.pattern, v, w)
+	}
+}
+
+// TestFullSampleSaysWhatIsLeftOut: a full sample fills a list that has a
+// default (not the default, which would stand for its every field), keeps
+// every field the server accepts together, and names each field it
+// leaves out with the server's refusal; the server accepts it.
+func TestFullSampleSaysWhatIsLeftOut(t *testing.T) {
+	crds := crdsUnder(t, filepath.Join("testdata", "full.yaml"))
+	if len(crds) != 1 {
+		t.Fatalf("%d CRDs", len(crds))
+	}
+	s, err := Make(context.Background(), crds[0], "v1", Options{Full: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Refused) > 0 {
+		t.Fatalf("the server refuses the full sample: %v", s.Refused)
+	}
+	rules, _ := s.Object["spec"].(map[string]any)["rules"].([]any)
+	if len(rules) == 0 {
+		t.Fatalf("no rules: %v", s.Object)
+	}
+	rule := rules[0].(map[string]any)
+	var left []string
+	for _, l := range s.LeftOut {
+		left = append(left, l.Field+": "+l.Why.Message)
+	}
+	for _, f := range []string{"match", "name", "timeout", "filter"} {
+		if _, ok := rule[f]; !ok {
+			t.Errorf("spec.rules[0].%s is not in the full sample %v (left out: %q)", f, rule, left)
+		}
+	}
+	// Of each pair a rule forbids together, one is in, and the other is
+	// named with the rule's message.
+	for _, pair := range []struct{ a, b, at, why string }{
+		{"redirect", "backends", "spec.rules[0].", "redirect must not be used together with backends"},
+		{"header", "mirror", "spec.rules[0].filter.", "only one of header and mirror"},
+	} {
+		in := rule
+		if pair.at != "spec.rules[0]." {
+			in = rule["filter"].(map[string]any)
+		}
+		_, hasA := in[pair.a]
+		_, hasB := in[pair.b]
+		out := pair.b
+		if hasB {
+			out = pair.a
+		}
+		if hasA == hasB {
+			t.Errorf("%s%s and %s: both in or both out: %v", pair.at, pair.a, pair.b, in)
+			continue
+		}
+		if !slices.ContainsFunc(left, func(l string) bool { return strings.HasPrefix(l, pair.at+out+": ") && strings.Contains(l, pair.why) }) {
+			t.Errorf("%s%s is left out without a word: left out %q", pair.at, out, left)
+		}
+	}
+	if len(left) != 2 {
+		t.Errorf("left out %q; want the two fields the rules forbid", left)
 	}
 }
