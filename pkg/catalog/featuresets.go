@@ -39,10 +39,15 @@ func FeatureSets(crd *apiextensionsv1.CustomResourceDefinition) []string {
 	return strings.Split(v, ",")
 }
 
-// variantOf tells whether two files of one CRD name are variants for
-// feature sets (each marked, no feature set in both) rather than one CRD
-// defined twice.
+// variantOf tells whether two files of one CRD name are variants rather
+// than one CRD defined twice: files for different feature sets (each
+// marked, no feature set in both), or files for different API versions
+// (no version served by both: openshift/api generates a manifest of a
+// CRD per API version package).
 func variantOf(a, b *apiextensionsv1.CustomResourceDefinition) bool {
+	if !slices.ContainsFunc(ServedVersions(a), func(v string) bool { return slices.Contains(ServedVersions(b), v) }) {
+		return true
+	}
 	sa, sb := FeatureSets(a), FeatureSets(b)
 	if len(sa) == 0 || len(sb) == 0 {
 		return false
@@ -72,8 +77,9 @@ func Profiles(crd *apiextensionsv1.CustomResourceDefinition) []string {
 	return out
 }
 
-// Variants are the files of the CRD named name, one per feature set, in
-// the order read; nil when the source has one file of it (or none).
+// Variants are the files of the CRD named name, one per feature set (or
+// per API version), in the order read; nil when the source has one file
+// of it (or none).
 func (c *Catalog) Variants(ctx context.Context, name string) ([]*CRD, error) {
 	if err := c.needSource(); err != nil {
 		return nil, err

@@ -30,6 +30,7 @@ func (r *Runner) create(ctx context.Context, crd *apiextensionsv1.CustomResource
 	if err != nil {
 		return verdict(err, c.ExpectedError, "creating the object")
 	}
+	sent := obj.DeepCopy().Object
 	res := v.CreateWith(ctx, obj.Object, "default", r.Admission)
 	if res.Err != nil || c.ExpectedError != "" {
 		return verdict(res.Err, c.ExpectedError, "creating the object")
@@ -38,7 +39,7 @@ func (r *Runner) create(ctx context.Context, crd *apiextensionsv1.CustomResource
 	if err != nil {
 		return failed("reading the object back: %v", err)
 	}
-	return matches(file, c.Line, stored, c.Expected, dropped{crd: crd, version: versionOf(obj), unknown: res.Unknown})
+	return matches(file, c.Line, stored, c.Expected, dropped{crd: crd, version: versionOf(obj), unknown: res.Unknown, sent: sent})
 }
 
 // readBack is a written object as the server returns it at its version:
@@ -115,6 +116,7 @@ func (r *Runner) update(ctx context.Context, crd *apiextensionsv1.CustomResource
 	updated.SetNamespace(meta.GetNamespace())
 	updated.SetResourceVersion(meta.GetResourceVersion())
 	status, hasStatus = updated.Object["status"]
+	sent := updated.DeepCopy().Object
 	res = v.UpdateWith(ctx, updated.Object, stored, r.Admission)
 	if res.Err != nil || c.ExpectedError != "" {
 		return verdict(res.Err, c.ExpectedError, "updating the object")
@@ -135,7 +137,7 @@ func (r *Runner) update(ctx context.Context, crd *apiextensionsv1.CustomResource
 	} else if c.ExpectedStatusError != "" {
 		return failed("expected an error containing %q updating the status, but the updated object has no status to write", c.ExpectedStatusError)
 	}
-	return matches(file, c.Line, stored, c.Expected, dropped{crd: crd, version: versionOf(updated), unknown: unknown})
+	return matches(file, c.Line, stored, c.Expected, dropped{crd: crd, version: versionOf(updated), unknown: unknown, sent: sent})
 }
 
 // object reads a case's object, named and placed as the format's runner
@@ -203,10 +205,46 @@ func verdict(err error, expected, doing string) Result {
 	case err != nil && expected == "":
 		return failed("%s: %v", doing, err)
 	case err != nil && !strings.Contains(err.Error(), expected):
-		return failed("expected an error containing %q %s, got: %v", expected, doing, err)
+		return failed("%s: the error does not contain the expected text\n%s", doing, errorDiff(expected, err.Error()))
 	}
 	return Result{Status: Passed}
 }
+
+// errorDiff shows an expected part of an error and the error the server
+// gave on lines of their own, aligned where they agree longest, the
+// first character that differs marked under it; a long error is shown
+// around that place.
+func errorDiff(expected, got string) string {
+	// Where in got the longest beginning of expected is found.
+	at, agree := 0, 0
+	for i := range len(got) {
+		n := 0
+		for n < len(expected) && i+n < len(got) && got[i+n] == expected[n] {
+			n++
+		}
+		if n > agree {
+			at, agree = i, n
+		}
+	}
+	const context = 60
+	from := max(at-context, 0)
+	to := min(at+agree+context, len(got))
+	shown := got[from:to]
+	lead := ""
+	if from > 0 {
+		shown, lead = "..."+shown, "..."
+	}
+	if to < len(got) {
+		shown += "..."
+	}
+	pad := strings.Repeat(" ", len(lead)+runeCount(got[from:at]))
+	mark := pad + strings.Repeat(" ", runeCount(expected[:agree])) + "^"
+	return "expected: " + pad + expected + "\n" +
+		"got:      " + shown + "\n" +
+		"          " + mark
+}
+
+func runeCount(s string) int { return len([]rune(s)) }
 
 func failed(format string, args ...any) Result {
 	return Result{Status: Failed, Message: fmt.Sprintf(format, args...)}

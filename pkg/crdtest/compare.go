@@ -53,15 +53,17 @@ func matches(file string, line int, stored map[string]any, expectedText string, 
 }
 
 // dropped is what tells why a field was not stored: the version the
-// object was written at, and the fields its schema did not know.
+// object was written at, the fields its schema did not know, and the
+// object as the case wrote it.
 type dropped struct {
 	crd     *apiextensionsv1.CustomResourceDefinition
 	version string
 	unknown []string
+	sent    map[string]any
 }
 
 // reason says why the field at path, which the expected object has, is
-// not in the stored one.
+// not in the stored one, where that is known; else only that it is not.
 func (d dropped) reason(path string) string {
 	for _, u := range d.unknown {
 		if path == u || strings.HasPrefix(path, u+".") || strings.HasPrefix(path, u+"[") {
@@ -71,7 +73,47 @@ func (d dropped) reason(path string) string {
 	if storage, err := apihelpers.GetCRDStorageVersion(d.crd); err == nil && storage != d.version {
 		return fmt.Sprintf("%s: not stored: the storage version %s's schema does not keep it (the object is stored at %s and read back at %s)", path, storage, storage, d.version)
 	}
-	return fmt.Sprintf("%s: not stored: dropped when written (a null where the schema allows none)", path)
+	switch v, ok := lookup(d.sent, path); {
+	case !ok:
+		return fmt.Sprintf("%s: not stored: the object written does not have it, and nothing defaults it", path)
+	case v == nil:
+		return fmt.Sprintf("%s: not stored: written as null, which the server drops where the schema allows no null", path)
+	}
+	return fmt.Sprintf("%s: not stored", path)
+}
+
+// lookup finds the value at a path of missing's form in v.
+func lookup(v any, path string) (any, bool) {
+	found, at := false, any(nil)
+	walk(v, "", func(p string, e any) bool {
+		if p == path {
+			found, at = true, e
+		}
+		return !found && (p == "" || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"["))
+	})
+	return at, found
+}
+
+// walk calls f with each value of v and its path, in missing's form,
+// into those f says to look into.
+func walk(v any, at string, f func(path string, v any) bool) {
+	if !f(at, v) {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			path := k
+			if at != "" {
+				path = at + "." + k
+			}
+			walk(e, path, f)
+		}
+	case []any:
+		for i, e := range x {
+			walk(e, fmt.Sprintf("%s[%d]", at, i), f)
+		}
+	}
 }
 
 // missing are the paths of want's fields that got lacks, in order; a

@@ -121,6 +121,13 @@ func featureSetRank(crd *catalog.CRD) int {
 // gated field, so it fits any suite that needs no gate disabled). Of the
 // files that fit, the narrowest feature set's is taken.
 func chooseVariant(s *Suite, variants []*catalog.CRD, gates FeatureGates) (*catalog.CRD, error) {
+	variants, err := servingSuite(s, variants)
+	if err != nil {
+		return nil, err
+	}
+	if len(variants) == 1 {
+		return variants[0], nil
+	}
 	ordered := slices.SortedStableFunc(slices.Values(variants), func(a, b *catalog.CRD) int {
 		return cmp.Compare(featureSetRank(a), featureSetRank(b))
 	})
@@ -128,7 +135,7 @@ func chooseVariant(s *Suite, variants []*catalog.CRD, gates FeatureGates) (*cata
 	for _, v := range ordered {
 		sets := catalog.FeatureSets(v.CustomResourceDefinition)
 		if len(s.FeatureGates) == 0 {
-			if slices.Contains(sets, "Default") {
+			if slices.Contains(sets, "Default") || len(sets) == 0 {
 				return v, nil
 			}
 			why = append(why, fmt.Sprintf("%s is for %s", v.Origin, strings.Join(sets, ",")))
@@ -148,6 +155,34 @@ func chooseVariant(s *Suite, variants []*catalog.CRD, gates FeatureGates) (*cata
 		msg += " (which feature set enables which gate is read from FeatureGate objects: give openshift/api's payload-manifests/featuregates with --feature-gates)"
 	}
 	return nil, fmt.Errorf("%s", msg)
+}
+
+// servingSuite are the files of a CRD that serve the version a suite
+// runs at: its version, else its cases' objects' (openshift/api's runner
+// pairs each suite with the manifest of its own API version). A suite
+// that names neither keeps every file; one that no file serves is an
+// error naming what each serves.
+func servingSuite(s *Suite, variants []*catalog.CRD) ([]*catalog.CRD, error) {
+	version := s.Version
+	if version == "" {
+		version = s.objectsVersion()
+	}
+	if version == "" {
+		return variants, nil
+	}
+	var out []*catalog.CRD
+	var serve []string
+	for _, v := range variants {
+		served := catalog.ServedVersions(v.CustomResourceDefinition)
+		if slices.Contains(served, version) {
+			out = append(out, v)
+		}
+		serve = append(serve, fmt.Sprintf("%s serves %s", v.Origin, strings.Join(served, ", ")))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("crdName %s: no file of it serves %s, the suite's version: %s", s.CRDName, version, strings.Join(serve, "; "))
+	}
+	return out, nil
 }
 
 // variantFits tells whether the file v has what a suite with wanted

@@ -13,27 +13,43 @@ import (
 // Formats are test's output formats.
 var Formats = []string{"text", "json", "junit"}
 
-// Summary counts the verdicts.
+// Summary counts the verdicts of the cases run (a suite that cannot run
+// counts its cases as errors), the suites they are in, and the cases and
+// suites given (--run may run fewer).
 type Summary struct {
 	Passed int `json:"passed"`
 	Failed int `json:"failed"`
 	Errors int `json:"errors"`
 	Suites int `json:"suites"`
+	// CasesGiven and SuitesGiven count every case and suite read (a
+	// suite without cases as one).
+	CasesGiven  int `json:"casesGiven"`
+	SuitesGiven int `json:"suitesGiven"`
 }
 
 // Summarize counts results over suites.
 func Summarize(results []Result, suites []*Suite) Summary {
-	s := Summary{Suites: len(suites)}
+	s := Summary{SuitesGiven: len(suites)}
+	for _, suite := range suites {
+		// A suite without cases (one that cannot be read as a suite)
+		// stands for itself, as its result does.
+		s.CasesGiven += max(len(suite.caseNames()), 1)
+	}
+	ran := map[string]bool{}
 	for _, r := range results {
-		switch r.Status {
-		case Passed:
+		ran[r.File+"\x00"+r.Suite] = true
+		switch {
+		case r.Status == Passed:
 			s.Passed++
-		case Failed:
+		case r.Status == Failed:
 			s.Failed++
+		case r.Kind == "":
+			s.Errors += max(r.Cases, 1)
 		default:
 			s.Errors++
 		}
 	}
+	s.Suites = len(ran)
 	return s
 }
 
@@ -111,6 +127,9 @@ func Write(w io.Writer, format string, rep Report, suites []*Suite) error {
 		fmt.Fprintf(&b, " (%s)", strings.Join(notes, ", "))
 	}
 	fmt.Fprintf(&b, " in %s", report.Plural(s.Suites, "suite", "suites"))
+	if total < s.CasesGiven || s.Suites < s.SuitesGiven {
+		fmt.Fprintf(&b, " (of %s in %s given)", report.Plural(s.CasesGiven, "case", "cases"), report.Plural(s.SuitesGiven, "suite", "suites"))
+	}
 	if v := rep.KubernetesVersion; v != "" && v != kubeversion.OrNewest(nil).String() {
 		fmt.Fprintf(&b, " (as Kubernetes %s)", v)
 	}

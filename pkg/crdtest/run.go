@@ -49,7 +49,10 @@ type Result struct {
 	Diff string `json:"diff,omitempty"`
 	// CRD is the file the case ran against when its CRD has a file per
 	// feature set: "FILE:LINE (FEATURE-SETS)".
-	CRD      string        `json:"crd,omitempty"`
+	CRD string `json:"crd,omitempty"`
+	// Cases, for a suite that cannot run (Kind ""), is how many of its
+	// cases it stands for: those --run asks for.
+	Cases    int           `json:"cases,omitempty"`
 	Duration time.Duration `json:"-"`
 }
 
@@ -181,8 +184,11 @@ func (r *Runner) findCRD(ctx context.Context, s *Suite) target {
 		if err != nil {
 			return target{err: &manifest.Error{File: s.File, Line: s.CRDLine, Msg: err.Error()}}
 		}
-		sets := strings.Join(catalog.FeatureSets(chosen.CustomResourceDefinition), ",")
-		return target{crd: chosen.CustomResourceDefinition, variant: chosen.Origin + " (" + sets + ")"}
+		about := strings.Join(catalog.FeatureSets(chosen.CustomResourceDefinition), ",")
+		if about == "" {
+			about = "serves " + strings.Join(catalog.ServedVersions(chosen.CustomResourceDefinition), ", ")
+		}
+		return target{crd: chosen.CustomResourceDefinition, variant: chosen.Origin + " (" + about + ")"}
 	}
 	return target{crd: crd.CustomResourceDefinition}
 }
@@ -218,18 +224,18 @@ func (r *Runner) jobs(s *Suite, t target) []job {
 	}
 	if t.err != nil {
 		// A suite that cannot run is one result, at the error's place
-		// (where it names what is wrong), when a case of it was asked for.
-		asked := len(s.Tests.OnCreate)+len(s.Tests.OnUpdate) == 0 || r.Match == nil
-		for _, c := range s.Tests.OnCreate {
-			asked = asked || r.Match.MatchString(s.Name+"/"+c.Name)
+		// (where it names what is wrong), when a case of it was asked
+		// for, standing for those cases.
+		asked := 0
+		for _, name := range s.caseNames() {
+			if r.Match == nil || r.Match.MatchString(s.Name+"/"+name) {
+				asked++
+			}
 		}
-		for _, c := range s.Tests.OnUpdate {
-			asked = asked || r.Match.MatchString(s.Name+"/"+c.Name)
-		}
-		if !asked {
+		if asked == 0 && (len(s.caseNames()) > 0 || r.Match != nil) {
 			return nil
 		}
-		res := Result{File: s.File, Line: s.Line, Suite: s.Name}
+		res := Result{File: s.File, Line: s.Line, Suite: s.Name, Cases: asked}
 		var me *manifest.Error
 		if errors.As(t.err, &me) && me.File == s.File {
 			res.Line, res.Column = me.Line, me.Column
@@ -291,10 +297,11 @@ func newValidator(crd *apiextensionsv1.CustomResourceDefinition, version string,
 }
 
 // variantKey names a CRD among the files of its name generated per
-// feature set (and cluster profile): what the runner's caches are keyed
-// by.
+// feature set (and cluster profile) or per API version: what the
+// runner's caches are keyed by.
 func variantKey(crd *apiextensionsv1.CustomResourceDefinition) string {
-	return crd.Name + " " + crd.Annotations[catalog.FeatureSetAnnotation] + " " + strings.Join(catalog.Profiles(crd), ",")
+	return crd.Name + " " + crd.Annotations[catalog.FeatureSetAnnotation] + " " + strings.Join(catalog.Profiles(crd), ",") +
+		" " + strings.Join(catalog.ServedVersions(crd), ",")
 }
 
 // positioned is an error about a case's input at its line.

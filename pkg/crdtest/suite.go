@@ -13,7 +13,9 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
 )
 
 // Suite is one suite document: the CRD under test and its cases.
@@ -44,6 +46,39 @@ type Suite struct {
 	VersionLine int `json:"-"`
 	// Err says why the suite cannot run (nil: it can).
 	Err error `json:"-"`
+}
+
+// caseNames are the names of a suite's cases, in order.
+func (s *Suite) caseNames() []string {
+	var out []string
+	for _, c := range s.Tests.OnCreate {
+		out = append(out, c.Name)
+	}
+	for _, c := range s.Tests.OnUpdate {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// objectsVersion is the version of the objects of a suite's first case
+// that names one ("" when none does).
+func (s *Suite) objectsVersion() string {
+	var texts []string
+	for _, c := range s.Tests.OnCreate {
+		texts = append(texts, c.Initial)
+	}
+	for _, c := range s.Tests.OnUpdate {
+		texts = append(texts, c.Initial, c.Updated)
+	}
+	for _, t := range texts {
+		var tm struct {
+			APIVersion string `json:"apiVersion"`
+		}
+		if yaml.Unmarshal([]byte(t), &tm) == nil && tm.APIVersion != "" {
+			return schema.FromAPIVersionAndKind(tm.APIVersion, "").Version
+		}
+	}
+	return ""
 }
 
 // Tests are a suite's cases.
