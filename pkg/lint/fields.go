@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -19,7 +20,9 @@ func (l *crdLint) field(n *node) {
 	switch s.Type {
 	case "string":
 		l.bounded(n, s.MaxLength, "maxlength", "a string without maxLength", "set maxLength: the longest value the field needs")
-		if len(s.Enum) == 0 && s.Format == "" && s.MinLength == nil {
+		// A time (metav1.Time, format date-time or date) is never empty;
+		// any other string may be, []byte's (format byte) too.
+		if len(s.Enum) == 0 && s.Format != "date-time" && s.Format != "date" && s.MinLength == nil {
 			l.add(n, "minlength", "a string without minLength: the empty string is valid", "set minLength: 1, or say in the description what empty means")
 		}
 		if s.Format == "duration" {
@@ -74,7 +77,7 @@ func (l *crdLint) field(n *node) {
 	if s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields && (n.field == "spec" || n.field == "status") {
 		l.add(n, "preserve-unknown-fields", "x-kubernetes-preserve-unknown-fields on the whole "+n.field+": nothing in it is pruned or validated", "describe its fields; keep unknown fields only where free-form data is meant")
 	}
-	if n.field == "status.conditions" || n.name == "conditions" && conditionShaped(s) {
+	if n.name == "conditions" {
 		l.conditions(n)
 	}
 }
@@ -96,7 +99,7 @@ func (l *crdLint) names(n *node) {
 	lower := strings.ToLower(n.name)
 	switch {
 	case n.name == "":
-	case lower == "phase" || strings.HasSuffix(n.name, "Phase"):
+	case strings.Contains(lower, "phase"):
 		l.add(n, "nophase", "a phase: a state machine in one field; clients cannot tell what a new phase means", "use conditions (status.conditions) instead")
 	case strings.Contains(lower, "timestamp"):
 		i := strings.Index(lower, "timestamp")
@@ -143,33 +146,43 @@ func (l *crdLint) enum(n *node) {
 	}
 }
 
-// conditions checks a list of conditions (status.conditions, or any
-// field named conditions whose items are metav1.Condition's) is an
+// conditions checks a field named conditions: a list of metav1.Condition
+// (kube-api-linter requires every Conditions field to be one), an
 // optional list-map keyed by type.
 func (l *crdLint) conditions(n *node) {
 	s := n.s
-	keyed := s.Type == "array" && s.XListType != nil && *s.XListType == "map" && len(s.XListMapKeys) == 1 && s.XListMapKeys[0] == "type"
+	if !metav1Conditions(s) {
+		l.add(n, "conditions", "conditions that are not a list of metav1.Condition: clients and tools read conditions by its fields and their meaning", "use []metav1.Condition (type, status, observedGeneration, lastTransitionTime, reason, message)")
+		return
+	}
+	keyed := s.XListType != nil && *s.XListType == "map" && len(s.XListMapKeys) == 1 && s.XListMapKeys[0] == "type"
 	if !keyed {
-		l.add(n, "conditions", n.field+" is not a list-map keyed by type: server-side apply cannot merge one condition", "x-kubernetes-list-type: map and x-kubernetes-list-map-keys: [type], the items metav1.Condition's schema")
+		l.add(n, "conditions", n.field+" is not a list-map keyed by type: server-side apply cannot merge one condition", "x-kubernetes-list-type: map and x-kubernetes-list-map-keys: [type]")
 	}
 	if n.required {
 		l.add(n, "conditions", "required conditions: controllers write them after the object exists", "make "+n.name+" optional")
 	}
 }
 
-// conditionShaped tells whether a list's items are metav1.Condition's:
-// type, status and lastTransitionTime.
-func conditionShaped(s *apiextensionsv1.JSONSchemaProps) bool {
+// metav1Conditions tells whether a schema is a list of metav1.Condition
+// as generated: items with its six fields, five of them required, and
+// status one of True, False, Unknown.
+func metav1Conditions(s *apiextensionsv1.JSONSchemaProps) bool {
 	items := itemSchema(s)
-	if items == nil {
+	if s.Type != "array" || items == nil || len(items.Properties) != 6 {
 		return false
 	}
-	for _, name := range []string{"type", "status", "lastTransitionTime"} {
+	for _, name := range []string{"type", "status", "observedGeneration", "lastTransitionTime", "reason", "message"} {
 		if _, ok := items.Properties[name]; !ok {
 			return false
 		}
 	}
-	return true
+	for _, name := range []string{"type", "status", "lastTransitionTime", "reason", "message"} {
+		if !slices.Contains(items.Required, name) {
+			return false
+		}
+	}
+	return len(items.Properties["status"].Enum) == 3
 }
 
 func itemSchema(s *apiextensionsv1.JSONSchemaProps) *apiextensionsv1.JSONSchemaProps {

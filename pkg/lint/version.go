@@ -15,7 +15,9 @@ func (l *crdLint) versionWide(v apiextensionsv1.CustomResourceDefinitionVersion,
 	subresource := v.Subresources != nil && v.Subresources.Status != nil
 	switch {
 	case hasStatus && !subresource:
-		l.add(&node{s: &status, doc: root.doc + ".properties.status", field: "status"}, "statussubresource",
+		// Of the kind, as kube-api-linter says it (the root type lacks
+		// the marker), at its status field.
+		l.add(&node{s: &status, doc: root.doc + ".properties.status", field: ""}, "statussubresource",
 			"a status without the status subresource: a user's update of the object can write status, and a controller's status write bumps spec's generation", "set subresources: {status: {}}")
 	case subresource && !hasStatus:
 		l.add(nil, "statussubresource", "the status subresource without a status field: status writes keep nothing", "describe status in the schema, or drop the subresource")

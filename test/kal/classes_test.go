@@ -48,6 +48,10 @@ func goOnly(k kalFinding, field, parent *apiextensionsv1.JSONSchemaProps, path s
 		if v := field.AdditionalProperties; v != nil && v.Schema != nil && v.Schema.Type == "string" {
 			return "a map of strings to strings (which KAL allows) whose key or value type is of another package, which KAL does not resolve"
 		}
+	case "nodurations":
+		if field.Type == "string" && field.Format == "" {
+			return "a metav1.Duration: controller-gen writes it as a plain string, which says nothing of a duration"
+		}
 	case "statusoptional":
 		if parent != nil && !slices.Contains(parent.Required, lastName(path)) {
 			return "+optional missing on a field the schema has optional (omitempty)"

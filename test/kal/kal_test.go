@@ -18,7 +18,9 @@ import (
 )
 
 // project is a Go module that ships its API types and the CRDs
-// controller-gen made of them; its version is the oracle's go.mod's.
+// controller-gen made of them; its version is the oracle's go.mod's,
+// or, where the CRDs are in a module the API does not need, the one
+// module names (MODULE@VERSION).
 type project struct {
 	module   string
 	packages []string // the API packages whose kinds have CRDs
@@ -29,6 +31,11 @@ var projects = []project{
 	{"sigs.k8s.io/gateway-api", []string{"sigs.k8s.io/gateway-api/apis/...", "sigs.k8s.io/gateway-api/apisx/..."}, "config/crd/experimental"},
 	{"sigs.k8s.io/network-policy-api", []string{"sigs.k8s.io/network-policy-api/apis/v1alpha2", "sigs.k8s.io/network-policy-api/apis/v1beta1"}, "config/crd/experimental"},
 	{"sigs.k8s.io/kueue", []string{"sigs.k8s.io/kueue/apis/kueue/..."}, "config/components/crd/bases"},
+	// Two projects the checks were not written against: cluster-api (its
+	// API in a module of its own, its CRDs in the main one) and
+	// cert-manager.
+	{"sigs.k8s.io/cluster-api@v1.14.2", []string{"sigs.k8s.io/cluster-api/api/core/..."}, "core/config/crd/bases"},
+	{"github.com/cert-manager/cert-manager", []string{"github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1", "github.com/cert-manager/cert-manager/pkg/apis/acme/v1"}, "deploy/crds"},
 }
 
 // TestLintFindsWhatKubeAPILinterFinds runs both and compares, check by

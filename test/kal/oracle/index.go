@@ -137,7 +137,12 @@ func (x *fieldIndex) declare(p *packages.Package, g *ast.GenDecl, ts *ast.TypeSp
 			before = append(before, strings.TrimSpace(strings.TrimPrefix(c.Text, "//")))
 		}
 	}
-	if slices.Contains(before, "+kubebuilder:object:root=true") && !ts.Assign.IsValid() {
+	// A kind: controller-gen's root marker, or (as cert-manager marks
+	// its kinds) deepcopy-gen's runtime.Object interface on a type that
+	// is not a list.
+	root := slices.Contains(before, "+kubebuilder:object:root=true") ||
+		slices.Contains(before, "+k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object") && !strings.HasSuffix(ts.Name.Name, "List")
+	if root && !ts.Assign.IsValid() {
 		base.Kind = ts.Name.Name
 		x.walk(obj.Type(), "", base, map[*types.Named]bool{})
 	}
