@@ -12,10 +12,12 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
+	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	"github.com/kubectl-crd/kubectl-crd/pkg/lint"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/report"
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/version"
 )
 
 // LintOptions are the options of kubectl crd lint.
@@ -25,10 +27,12 @@ type LintOptions struct {
 	Output    string
 	Profile   string
 	Checks    []string
+	All       bool
 
 	types   []string
 	sources manifest.Sources
 	out     io.Writer
+	kube    *version.Version
 }
 
 // NewCmdLint makes kubectl crd lint.
@@ -60,6 +64,7 @@ when the input cannot be read.`,
 	c.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(lint.Formats, ", ")+".")
 	c.Flags().StringVar(&o.Profile, "profile", o.Profile, "Default severities: crd (what matters for CRDs) or kube (the conventions as for built-in APIs).")
 	c.Flags().StringArrayVar(&o.Checks, "check", nil, "NAME=error|warning|info|ignore: the severity of a check (repeatable).")
+	c.Flags().BoolVar(&o.All, "all", false, "With -o markdown, every finding (by default a summary that fits a pull request's comment: the counts, and the first findings of each check).")
 	_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(lint.Formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("profile", cobra.FixedCompletions(lint.Profiles, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("check", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
@@ -98,6 +103,12 @@ func (o *LintOptions) Validate() error {
 
 // Run reads the CRDs, checks them and reports.
 func (o *LintOptions) Run(ctx context.Context) error {
+	// The server's checks lint runs (a default it refuses) answer as the
+	// version answered as: files need no cluster to say it.
+	var err error
+	if o.kube, err = o.f.AnswerAs(len(o.Filenames) > 0); err != nil {
+		return err
+	}
 	crds, err := o.crds(ctx)
 	if err != nil {
 		return err
@@ -109,7 +120,7 @@ func (o *LintOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := lint.Write(o.out, o.Output, found, Version); err != nil {
+	if err := lint.Write(o.out, found, lint.Output{Format: o.Output, Version: Version, KubernetesVersion: kubeversion.OrNewest(o.kube).String(), All: o.All}); err != nil {
 		return err
 	}
 	if lint.Failed(found) {

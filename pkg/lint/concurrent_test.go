@@ -9,7 +9,7 @@ import (
 )
 
 // TestManyCRDsAtOnce: CRDs linted together (on every core, sharing the
-// answers about {}) give each CRD the findings it gets alone, in input
+// answers about {}) give each CRD the findings it gets alone, in file
 // order; under -race this is the test of that sharing.
 func TestManyCRDsAtOnce(t *testing.T) {
 	var crds []catalog.InputCRD
@@ -32,6 +32,7 @@ func TestManyCRDsAtOnce(t *testing.T) {
 		}
 		alone = append(alone, found...)
 	}
+	inFileOrder(alone)
 	if len(together) == 0 || !reflect.DeepEqual(together, alone) {
 		t.Errorf("together %d findings, one by one %d, or they differ", len(together), len(alone))
 	}

@@ -19,63 +19,63 @@ func (l *crdLint) field(n *node) {
 	}
 	switch s.Type {
 	case "string":
-		l.bounded(n, s.MaxLength, "maxlength", "a string without maxLength", "set maxLength: the longest value the field needs")
+		l.bounded(n, s.MaxLength, "maxlength", "a string without maxLength", "set maxLength (controller-gen: +kubebuilder:validation:MaxLength=N; for a list's items +kubebuilder:validation:items:MaxLength=N): the longest value the field needs")
 		// A time (metav1.Time, format date-time or date) is never empty;
 		// any other string may be, []byte's (format byte) too.
 		if len(s.Enum) == 0 && s.Format != "date-time" && s.Format != "date" && s.MinLength == nil {
-			l.add(n, "minlength", "a string without minLength: the empty string is valid", "set minLength: 1, or say in the description what empty means")
+			l.add(n, "minlength", "a string without minLength: the empty string is valid", "set minLength: 1 (controller-gen: +kubebuilder:validation:MinLength=1), or say in the description what empty means")
 		}
 		if s.Format == "duration" {
-			l.add(n, "nodurations", "a duration: its text form (1h2m) has no one canonical form", "use an integer of a named unit (fooSeconds) instead")
+			l.add(n, "nodurations", "a duration: its text form (1h2m) has no one canonical form", "use an integer of a named unit (fooSeconds, int32 in Go) instead")
 		}
 	case "array":
-		l.bounded(n, s.MaxItems, "maxlength", "a list without maxItems", "set maxItems: the most items the field needs")
+		l.bounded(n, s.MaxItems, "maxlength", "a list without maxItems", "set maxItems (controller-gen: +kubebuilder:validation:MaxItems=N): the most items the field needs")
 		if s.MinItems == nil {
-			l.add(n, "minlength", "a list without minItems: an empty list is valid", "set minItems: 1, or say in the description what an empty list means")
+			l.add(n, "minlength", "a list without minItems: an empty list is valid", "set minItems: 1 (controller-gen: +kubebuilder:validation:MinItems=1), or say in the description what an empty list means")
 		}
 		if s.XListType == nil {
-			l.add(n, "ssatags", "a list without x-kubernetes-list-type: server-side apply replaces it whole (atomic)", "set x-kubernetes-list-type: map (with x-kubernetes-list-map-keys) for objects, set for unique scalars, or atomic when replacing it whole is meant")
+			l.add(n, "ssatags", "a list without x-kubernetes-list-type: server-side apply replaces it whole (atomic)", "set x-kubernetes-list-type: map (with x-kubernetes-list-map-keys) for objects, set for unique scalars, or atomic when replacing it whole is meant (controller-gen: +listType=map with +listMapKey=name, +listType=set, +listType=atomic)")
 		}
 		if items := itemSchema(s); !l.ignored["arrayofstruct"] && items != nil && items.Type == "object" && len(items.Properties) > 0 && len(items.Required) == 0 && l.empty.accepts(items) {
-			l.add(n, "arrayofstruct", "a list of objects none of whose fields is required: an empty item {} is valid, and items cannot be told apart", "make at least one field of the items required")
+			l.add(n, "arrayofstruct", "a list of objects none of whose fields is required: an empty item {} is valid, and items cannot be told apart", "make at least one field of the items required (controller-gen: +required on it)")
 		}
 	case "object":
 		switch {
 		case s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
-			l.bounded(n, s.MaxProperties, "maxlength", "a map without maxProperties", "set maxProperties: the most entries the field needs")
+			l.bounded(n, s.MaxProperties, "maxlength", "a map without maxProperties", "set maxProperties (controller-gen: +kubebuilder:validation:MaxProperties=N): the most entries the field needs")
 			if s.MinProperties == nil {
-				l.add(n, "minlength", "a map without minProperties: an empty map is valid", "set minProperties: 1, or say in the description what an empty map means")
+				l.add(n, "minlength", "a map without minProperties: an empty map is valid", "set minProperties: 1 (controller-gen: +kubebuilder:validation:MinProperties=1), or say in the description what an empty map means")
 			}
 			if v := s.AdditionalProperties.Schema; v.Type != "string" {
-				l.add(n, "nomaps", fmt.Sprintf("a map of %s values: maps are hard to extend and to merge", typeName(v)), "use a list of objects keyed by a name (x-kubernetes-list-type: map)")
+				l.add(n, "nomaps", fmt.Sprintf("a map of %s values: maps are hard to extend and to merge", typeName(v)), "use a list of objects keyed by a name (x-kubernetes-list-type: map; controller-gen: +listType=map, +listMapKey=name)")
 			}
 		case !l.ignored["minlength"] && len(s.Properties) > 0 && len(s.Required) == 0 && s.MinProperties == nil && !s.XEmbeddedResource && l.empty.accepts(s):
-			l.add(n, "minlength", "an object none of whose fields is required, without minProperties: the empty object {} is valid", "make a field required, or set minProperties: 1")
+			l.add(n, "minlength", "an object none of whose fields is required, without minProperties: the empty object {} is valid", "make a field required (controller-gen: +required), or set minProperties: 1 (+kubebuilder:validation:MinProperties=1)")
 		}
 	case "number":
-		l.add(n, "nofloats", "a floating-point number: its value is not the same across languages and encodings", "use an integer (of a named unit, or scaled), or a resource.Quantity string")
+		l.add(n, "nofloats", "a floating-point number: its value is not the same across languages and encodings", "use an integer (of a named unit, or scaled; int32 or int64 in Go), or a resource.Quantity")
 	case "integer":
 		if s.Format != "int32" && s.Format != "int64" {
 			what := "an integer without a format"
 			if s.Format != "" {
 				what = fmt.Sprintf("an integer of format %s", s.Format)
 			}
-			l.add(n, "integers", what+": only int32 and int64 are the same size in every client", "set format: int32 (or int64 where int32 is not enough)")
+			l.add(n, "integers", what+": only int32 and int64 are the same size in every client", "set format: int32, or int64 where int32 is not enough (in Go: the int32 or int64 type)")
 		}
 	case "boolean":
-		l.add(n, "nobools", "a boolean: a third state later cannot be added", "use a string enum (e.g. Enabled, Disabled)")
+		l.add(n, "nobools", "a boolean: a third state later cannot be added", "use a string enum (e.g. Enabled, Disabled; controller-gen: +kubebuilder:validation:Enum=Enabled;Disabled)")
 	}
 	if s.Nullable {
-		l.add(n, "nonullable", "a nullable field: null and absent then mean two things", "drop nullable: true and let absent mean unset")
+		l.add(n, "nonullable", "a nullable field: null and absent then mean two things", "drop nullable: true (controller-gen: +nullable) and let absent mean unset")
 	}
 	if n.required && s.Default != nil {
-		l.add(n, "defaultorrequired", "a required field with a default: the server sets the default before it checks required, so the field may be left out and required never fails", "drop required (the default keeps the field set), or drop the default where the user must choose")
+		l.add(n, "defaultorrequired", "a required field with a default: the server sets the default before it checks required, so the field may be left out and required never fails", "drop required (controller-gen: +required), the default keeping the field set, or the default (+kubebuilder:default) where the user must choose")
 	}
 	l.names(n)
 	l.enum(n)
 	l.listMapKeys(n)
 	if s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields && (n.field == "spec" || n.field == "status") {
-		l.add(n, "preserve-unknown-fields", "x-kubernetes-preserve-unknown-fields on the whole "+n.field+": nothing in it is pruned or validated", "describe its fields; keep unknown fields only where free-form data is meant")
+		l.add(n, "preserve-unknown-fields", "x-kubernetes-preserve-unknown-fields on the whole "+n.field+": nothing in it is pruned or validated", "describe its fields; keep unknown fields (controller-gen: +kubebuilder:pruning:PreserveUnknownFields) only where free-form data is meant")
 	}
 	if n.name == "conditions" {
 		l.conditions(n)
@@ -100,7 +100,7 @@ func (l *crdLint) names(n *node) {
 	switch {
 	case n.name == "":
 	case strings.Contains(lower, "phase"):
-		l.add(n, "nophase", "a phase: a state machine in one field; clients cannot tell what a new phase means", "use conditions (status.conditions) instead")
+		l.add(n, "nophase", "a phase: a state machine in one field; clients cannot tell what a new phase means", "use conditions (status.conditions, []metav1.Condition) instead")
 	case strings.Contains(lower, "timestamp"):
 		i := strings.Index(lower, "timestamp")
 		l.add(n, "notimestamp", "a name with Timestamp: the conventions name times ...Time", "rename it "+n.name[:i]+"Time"+n.name[i+len("timestamp"):])
@@ -141,7 +141,7 @@ func (l *crdLint) enum(n *node) {
 			}
 		}
 		if why != "" {
-			l.add(n, "enum-value", fmt.Sprintf("the enum value %s %s: the server refuses every object that uses it", string(raw.Raw), why), "change the value, or the bound")
+			l.add(n, "enum-value", fmt.Sprintf("the enum value %s %s: the server refuses every object that uses it", string(raw.Raw), why), "change the value (controller-gen: +kubebuilder:validation:Enum), or the bound")
 		}
 	}
 }
@@ -157,10 +157,10 @@ func (l *crdLint) conditions(n *node) {
 	}
 	keyed := s.XListType != nil && *s.XListType == "map" && len(s.XListMapKeys) == 1 && s.XListMapKeys[0] == "type"
 	if !keyed {
-		l.add(n, "conditions", n.field+" is not a list-map keyed by type: server-side apply cannot merge one condition", "x-kubernetes-list-type: map and x-kubernetes-list-map-keys: [type]")
+		l.add(n, "conditions", n.field+" is not a list-map keyed by type: server-side apply cannot merge one condition", "x-kubernetes-list-type: map and x-kubernetes-list-map-keys: [type] (controller-gen: +listType=map, +listMapKey=type)")
 	}
 	if n.required {
-		l.add(n, "conditions", "required conditions: controllers write them after the object exists", "make "+n.name+" optional")
+		l.add(n, "conditions", "required conditions: controllers write them after the object exists", "make "+n.name+" optional (controller-gen: +optional)")
 	}
 }
 

@@ -5,8 +5,10 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
@@ -76,8 +78,9 @@ func CheckOptions(opts Options) error {
 }
 
 // Lint checks every version of each CRD, the findings in the order of
-// the CRDs, their versions and their fields; those at severity ignore
-// are left out.
+// their files and lines (those without a file, of CRDs read from a
+// cluster, in the order of the CRDs, their versions and fields); those
+// at severity ignore are left out.
 func Lint(crds []catalog.InputCRD, opts Options) ([]Finding, error) {
 	sev, err := severities(opts)
 	if err != nil {
@@ -108,7 +111,19 @@ func Lint(crds []catalog.InputCRD, opts Options) ([]Finding, error) {
 			}
 		}
 	}
+	inFileOrder(out)
 	return out, nil
+}
+
+// inFileOrder sorts findings by file, line and column (those without a
+// file keep their order).
+func inFileOrder(findings []Finding) {
+	slices.SortStableFunc(findings, func(a, b Finding) int {
+		if a.File == "" || b.File == "" {
+			return 0
+		}
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), strings.Compare(a.Check, b.Check))
+	})
 }
 
 // Failed tells whether a finding is at error severity.

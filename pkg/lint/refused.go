@@ -36,7 +36,7 @@ func (l *crdLint) listMapKeys(n *node) {
 		}
 		l.add(&node{s: &key, doc: n.doc + ".items.properties." + k, field: n.field + "[*]." + k}, "listmap-key",
 			fmt.Sprintf("the list-map key %s is neither required nor defaulted: an item without it has no key, and the server refuses a new CRD with it", k),
-			"make "+k+" required, or give it a default")
+			"make "+k+" required (controller-gen: +required), or give it a default (+kubebuilder:default)")
 	}
 }
 
@@ -69,7 +69,7 @@ func (l *crdLint) defaults(v apiextensionsv1.CustomResourceDefinitionVersion) {
 			why = d
 		}
 		l.add(&node{doc: l.docPath + ".schema.openAPIV3Schema" + doc, field: fieldPath}, "default-value",
-			"a default the server refuses: "+why, "change the default to a value the field accepts")
+			"a default the server refuses: "+why, "change the default to a value the field accepts (controller-gen: +kubebuilder:default)")
 	}
 }
 

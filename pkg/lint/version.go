@@ -18,29 +18,29 @@ func (l *crdLint) versionWide(v apiextensionsv1.CustomResourceDefinitionVersion,
 		// Of the kind, as kube-api-linter says it (the root type lacks
 		// the marker), at its status field.
 		l.add(&node{s: &status, doc: root.doc + ".properties.status", field: ""}, "statussubresource",
-			"a status without the status subresource: a user's update of the object can write status, and a controller's status write bumps spec's generation", "set subresources: {status: {}}")
+			"a status without the status subresource: a user's update of the object can write status, and a controller's status write bumps spec's generation", "set subresources: {status: {}} (controller-gen: +kubebuilder:subresource:status)")
 	case subresource && !hasStatus:
-		l.add(nil, "statussubresource", "the status subresource without a status field: status writes keep nothing", "describe status in the schema, or drop the subresource")
+		l.add(nil, "statussubresource", "the status subresource without a status field: status writes keep nothing", "describe status in the schema, or drop the subresource (controller-gen: +kubebuilder:subresource:status)")
 	}
 	if slices.Contains(root.s.Required, "status") {
-		l.add(&node{s: &status, doc: root.doc + ".properties.status", field: "status"}, "statusoptional", "a required status: an object cannot be created before its controller has written status", "drop status from required")
+		l.add(&node{s: &status, doc: root.doc + ".properties.status", field: "status"}, "statusoptional", "a required status: an object cannot be created before its controller has written status", "drop status from required (controller-gen: +optional)")
 	}
 	for _, name := range status.Required {
 		if field, ok := status.Properties[name]; ok {
 			l.add(&node{s: &field, doc: root.doc + ".properties.status.properties." + name, field: "status." + name}, "statusoptional",
-				"a required status field: a controller must write it in its first status write, whatever it knows then", "make "+name+" optional (drop it from status.required)")
+				"a required status field: a controller must write it in its first status write, whatever it knows then", "make "+name+" optional (drop it from status.required; controller-gen: +optional)")
 		}
 	}
 	if v.Deprecated && v.Served && v.DeprecationWarning == nil {
-		l.add(nil, "deprecation-warning", "a deprecated version without deprecationWarning: clients get the server's generic warning, which names no replacement", "set deprecationWarning: what to use instead")
+		l.add(nil, "deprecation-warning", "a deprecated version without deprecationWarning: clients get the server's generic warning, which names no replacement", "set deprecationWarning: what to use instead (controller-gen: +kubebuilder:deprecatedversion:warning=\"...\")")
 	}
 	if root.s.XPreserveUnknownFields != nil && *root.s.XPreserveUnknownFields {
-		l.add(root, "preserve-unknown-fields", "x-kubernetes-preserve-unknown-fields on the whole object: nothing in it is pruned or validated", "describe its fields; keep unknown fields only where free-form data is meant")
+		l.add(root, "preserve-unknown-fields", "x-kubernetes-preserve-unknown-fields on the whole object: nothing in it is pruned or validated", "describe its fields; keep unknown fields (controller-gen: +kubebuilder:pruning:PreserveUnknownFields) only where free-form data is meant")
 	}
 	for i, c := range v.AdditionalPrinterColumns {
 		if why := columnPath(root.s, c.JSONPath); why != "" {
 			col := &node{s: root.s, doc: fmt.Sprintf("%s.additionalPrinterColumns[%d].jsonPath", l.docPath, i), field: ""}
-			l.add(col, "printercolumn-path", fmt.Sprintf("the printer column %q: %s: the column is always empty", c.Name, why), "point jsonPath at a field of the version")
+			l.add(col, "printercolumn-path", fmt.Sprintf("the printer column %q: %s: the column is always empty", c.Name, why), "point jsonPath at a field of the version (controller-gen: +kubebuilder:printcolumn:JSONPath=...)")
 		}
 	}
 }

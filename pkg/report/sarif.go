@@ -36,6 +36,9 @@ type Finding struct {
 	File         string
 	// Line and Column are 1-based; 0 (unknown) is written as 1.
 	Line, Column int
+	// Help and HelpURI, when set, say where the rule's rationale and
+	// fix are (the first given for an ID is kept).
+	Help, HelpURI string
 }
 
 // Add adds a finding, and its rule the first time it is met.
@@ -47,7 +50,11 @@ func (s *SARIF) Add(f Finding) {
 	if !ok {
 		i = len(s.rules)
 		s.index[f.RuleID] = i
-		s.rules = append(s.rules, sarifRule{ID: f.RuleID, ShortDescription: sarifMessage{Text: f.Rule}})
+		rule := sarifRule{ID: f.RuleID, ShortDescription: sarifMessage{Text: f.Rule}, HelpURI: f.HelpURI}
+		if f.Help != "" {
+			rule.Help = &sarifMessage{Text: f.Help}
+		}
+		s.rules = append(s.rules, rule)
 	}
 	var loc sarifLocation
 	loc.PhysicalLocation.ArtifactLocation.URI = f.File
@@ -110,8 +117,10 @@ type sarifDriver struct {
 }
 
 type sarifRule struct {
-	ID               string       `json:"id"`
-	ShortDescription sarifMessage `json:"shortDescription"`
+	ID               string        `json:"id"`
+	ShortDescription sarifMessage  `json:"shortDescription"`
+	Help             *sarifMessage `json:"help,omitempty"`
+	HelpURI          string        `json:"helpUri,omitempty"`
 }
 
 type sarifMessage struct {
