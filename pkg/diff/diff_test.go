@@ -291,3 +291,43 @@ func TestAddedAndRemoved(t *testing.T) {
 		t.Errorf("removed at warning: %+v, %v", r, err)
 	}
 }
+
+// TestChangesAsLintAndValidateWriteThem: a field is written as lint and
+// validate write it (spec.name, not .spec.name); a bound a field gains
+// or loses says so; a changed rule is shown word by word; text gives
+// each change its place in the new file.
+func TestChangesAsLintAndValidateWriteThem(t *testing.T) {
+	old, new := base(), base()
+	field("name", func(f *apiextensionsv1.JSONSchemaProps) { f.MaxLength = nil; f.MinLength = ptrTo(int64(1)) })(old, new)
+	specChange(func(s *apiextensionsv1.JSONSchemaProps) {
+		s.XValidations = apiextensionsv1.ValidationRules{{Rule: "self.replicas > 0"}}
+	})(old, new)
+	changes := Compare(old, new)
+	var got []string
+	for _, c := range changes {
+		if c.Version == "v1" {
+			got = append(got, c.Field+": "+c.Message)
+		}
+	}
+	for _, want := range []string{
+		"spec.name: maxLength removed (was 20)",
+		"spec.name: minLength added: 1",
+		"spec: rule changed: self.replicas [->=-]{+>+} 0; objects stored before it",
+	} {
+		if !slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, want) }) {
+			t.Errorf("no change %q in:\n%s", want, strings.Join(got, "\n"))
+		}
+	}
+	for i := range changes {
+		changes[i].Line, changes[i].Column = 40+i, 7
+	}
+	var out strings.Builder
+	if err := Write(&out, []Report{{CRD: "things.example.com", File: "crds/things.yaml", Changes: changes}}, "text", "v1"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "\n  crds/things.yaml:40:7: ") {
+		t.Errorf("text without places:\n%s", out.String())
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

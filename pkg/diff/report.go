@@ -84,7 +84,11 @@ func writeText(w io.Writer, reports []Report) error {
 			b.WriteString("  no changes\n")
 		}
 		for _, c := range r.Changes {
-			fmt.Fprintf(&b, "  %-7s %s [%s]\n", c.Severity, c.describe(), c.Check)
+			place := ""
+			if r.File != "" && c.Line > 0 {
+				place = fmt.Sprintf("%s:%d:%d: ", r.File, c.Line, max(c.Column, 1))
+			}
+			fmt.Fprintf(&b, "  %s%-7s %s [%s]\n", place, c.Severity, c.describe(), c.Check)
 		}
 		writeObjectsText(&b, r)
 		s := r.Summary

@@ -20,8 +20,9 @@ type schemaWalk struct {
 	changes []Change
 }
 
-// node compares o and n, found at field (as objects spell it: .spec.x,
-// .spec.list[*]) and at loc in the new CRD document.
+// node compares o and n, found at field (as objects spell it, and as
+// lint and validate write it: spec.x, spec.list[*]) and at loc in the new
+// CRD document.
 func (w *schemaWalk) node(o, n *apiextensionsv1.JSONSchemaProps, field, loc string) {
 	add := func(check, format string, args ...any) {
 		w.changes = append(w.changes, Change{Version: w.version, Field: fieldOrRoot(field), Location: loc, Check: check, Message: fmt.Sprintf(format, args...)})
@@ -74,17 +75,19 @@ func (w *schemaWalk) properties(o, n *apiextensionsv1.JSONSchemaProps, field, lo
 			continue
 		}
 		other := child(nc, c)
+		at := join(field, c.Name)
 		if other == nil {
-			w.changes = append(w.changes, Change{Version: w.version, Field: field + "." + c.Name, Location: loc, Check: "field-removed",
-				Message: fmt.Sprintf("field %s (%s) removed", field+"."+c.Name, typeName(c.Schema))})
+			w.changes = append(w.changes, Change{Version: w.version, Field: at, Location: loc, Check: "field-removed",
+				Message: fmt.Sprintf("field %s (%s) removed", at, typeName(c.Schema))})
 			continue
 		}
-		w.node(c.Schema, other.Schema, field+"."+c.Name, loc+".properties."+c.Name)
+		w.node(c.Schema, other.Schema, at, loc+".properties."+c.Name)
 	}
 	for _, c := range nc {
 		if c.Step == explain.Property && child(oc, c) == nil {
-			w.changes = append(w.changes, Change{Version: w.version, Field: field + "." + c.Name, Location: loc + ".properties." + c.Name, Check: "field-added",
-				Message: fmt.Sprintf("field %s (%s) added", field+"."+c.Name, typeName(c.Schema))})
+			at := join(field, c.Name)
+			w.changes = append(w.changes, Change{Version: w.version, Field: at, Location: loc + ".properties." + c.Name, Check: "field-added",
+				Message: fmt.Sprintf("field %s (%s) added", at, typeName(c.Schema))})
 		}
 	}
 }
@@ -224,7 +227,14 @@ func boundChanges(o, n *apiextensionsv1.JSONSchemaProps, add func(string, string
 		if tighter {
 			check = "bound-tightened"
 		}
-		add(check, "%s %s is now %s", b.name, boundText(b.o, b.oExc), boundText(b.n, b.nExc))
+		switch {
+		case b.o == nil:
+			add(check, "%s added: %s", b.name, boundText(b.n, b.nExc))
+		case b.n == nil:
+			add(check, "%s removed (was %s)", b.name, boundText(b.o, b.oExc))
+		default:
+			add(check, "%s %s is now %s", b.name, boundText(b.o, b.oExc), boundText(b.n, b.nExc))
+		}
 	}
 }
 
@@ -256,7 +266,7 @@ func ruleChanges(o, n apiextensionsv1.ValidationRules, add func(string, string, 
 		}
 	}
 	for len(oldLeft) > 0 && len(newLeft) > 0 {
-		add("validation-rule-changed", "rule %q is now %q%s", oldLeft[0].Rule, newLeft[0].Rule, ratchet)
+		add("validation-rule-changed", "rule changed: %s%s", wordDiff(oldLeft[0].Rule, newLeft[0].Rule), ratchet)
 		oldLeft, newLeft = oldLeft[1:], newLeft[1:]
 	}
 	for _, r := range newLeft {
@@ -342,4 +352,12 @@ func fieldOrRoot(f string) string {
 		return "."
 	}
 	return f
+}
+
+// join is the path of the property name in field ("" at the root).
+func join(field, name string) string {
+	if field == "" {
+		return name
+	}
+	return field + "." + name
 }
