@@ -106,7 +106,7 @@ func (o *CostOptions) Run(ctx context.Context) error {
 	}
 	r := cost.Report{KubernetesVersion: kubeversion.OrNewest(o.kube).String()}
 	for _, crd := range crds {
-		e, err := cost.Estimate(crd)
+		e, err := cost.EstimateWith(crd, cost.Options{Headroom: true})
 		if err != nil {
 			return fmt.Errorf("%s: %w", crd.Name, err)
 		}

@@ -93,6 +93,9 @@ type Version struct {
 	TotalLimit uint64 `json:"totalLimit"`
 	// Rules, the most expensive first.
 	Rules []Rule `json:"rules"`
+	// Headroom, for a total near its limit or over it, is a bound that
+	// brings it well under.
+	Headroom *Headroom `json:"headroom,omitempty"`
 }
 
 // Over tells whether the server refuses the schema for its total cost.
@@ -107,6 +110,19 @@ type CRD struct {
 // Estimate estimates every rule of every version of crd, in the CEL
 // environment of the Kubernetes version the process answers as.
 func Estimate(crd *apiextensionsv1.CustomResourceDefinition) (CRD, error) {
+	return EstimateWith(crd, Options{})
+}
+
+// Options are what an estimate finds beyond the server's answer.
+type Options struct {
+	// Headroom: for a total near its limit, search the bound that brings
+	// it well under (see Headroom). It estimates the whole schema again a
+	// few dozen times, so only the cost report asks for it.
+	Headroom bool
+}
+
+// EstimateWith is Estimate, finding what opts asks for too.
+func EstimateWith(crd *apiextensionsv1.CustomResourceDefinition, opts Options) (CRD, error) {
 	internal := &apiextensions.CustomResourceDefinition{}
 	if err := catalog.Scheme().Convert(crd, internal, nil); err != nil {
 		return CRD{}, err
@@ -114,7 +130,7 @@ func Estimate(crd *apiextensionsv1.CustomResourceDefinition) (CRD, error) {
 	out := CRD{Name: crd.Name}
 	if v := internal.Spec.Validation; v != nil && v.OpenAPIV3Schema != nil {
 		// One schema for every version, as the server validates it.
-		est := explained(v.OpenAPIV3Schema, field.NewPath("spec", "validation", "openAPIV3Schema"))
+		est := explained(v.OpenAPIV3Schema, field.NewPath("spec", "validation", "openAPIV3Schema"), opts)
 		for _, ver := range internal.Spec.Versions {
 			e := est
 			e.Name = ver.Name
@@ -131,7 +147,7 @@ func Estimate(crd *apiextensionsv1.CustomResourceDefinition) (CRD, error) {
 				// the estimate is the same, only the places are not.
 				e = moved(out.Versions[j], path.String())
 			} else {
-				e = explained(ver.Schema.OpenAPIV3Schema, path)
+				e = explained(ver.Schema.OpenAPIV3Schema, path, opts)
 			}
 			e.Name = ver.Name
 		}

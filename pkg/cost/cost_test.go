@@ -17,7 +17,8 @@ func TestNumberAndShare(t *testing.T) {
 	for _, tt := range []struct {
 		cost, limit uint64
 		want        string
-	}{{5, 1000, "0.50%"}, {97, 100, "97%"}, {100, 100, "100%"}, {1000001, 100, "over 100x"}} {
+	}{{5, 1000, "0.5%"}, {97, 100, "97.0%"}, {100, 100, "100.0%"}, {1, 10000, "<0.1%"}, {5, 10000, "0.1%"}, {0, 100, "0.0%"},
+		{926, 1000, "92.6%"}, {1000001, 100, "over 100x"}} {
 		if got := Share(tt.cost, tt.limit); got != tt.want {
 			t.Errorf("Share(%d, %d) = %q, want %q", tt.cost, tt.limit, got, tt.want)
 		}

@@ -31,8 +31,9 @@ type Driver struct {
 }
 
 // explained is estimate, with each rule's drivers and calls; for a rule
-// over its limit, the bound on each driver that would make it fit.
-func explained(root *apiextensions.JSONSchemaProps, path *field.Path) Version {
+// over its limit, the bound on each driver that would make it fit; with
+// opts.Headroom, the version's headroom.
+func explained(root *apiextensions.JSONSchemaProps, path *field.Path, opts Options) Version {
 	v := estimate(root, path)
 	// Drivers are measured where the cost matters (1% of the limit or
 	// more): finding them estimates the rules again several times, the
@@ -50,8 +51,12 @@ func explained(root *apiextensions.JSONSchemaProps, path *field.Path) Version {
 			byNode[at] = append(byNode[at], r)
 		}
 	}
+	var seen tally
 	for _, at := range nodes {
-		effective(byNode[at])
+		effective(byNode[at], &seen)
+	}
+	if opts.Headroom {
+		v.Headroom = headroom(v, seen, func() uint64 { return estimate(root, path).Total })
 	}
 	return v
 }
@@ -60,8 +65,8 @@ func explained(root *apiextensions.JSONSchemaProps, path *field.Path) Version {
 // change each rule's estimated cost, with their effects, the largest
 // first. Each is measured with every other candidate bounded to 1, so
 // that a field whose cost is hidden by another unbounded one (both
-// saturate the estimate) still shows.
-func effective(rules []*Rule) {
+// saturate the estimate) still shows. Each driver found is added to seen.
+func effective(rules []*Rule, seen *tally) {
 	on := rules[0].on
 	cands := drivers(on)
 	if len(cands) == 0 {
@@ -139,6 +144,7 @@ func effective(rules []*Rule) {
 				c.driver.Bound = fitting(r, c)
 			}
 			r.Drivers = append(r.Drivers, c.driver)
+			seen.add(c)
 		}
 	}
 }
@@ -233,27 +239,10 @@ func fitting(r *Rule, c candidate) *int64 {
 		defer c.node.edit(func(s *apiextensions.JSONSchemaProps) { setBound(s, c.driver.Keyword, nil) })
 		return costWith(r)
 	}
-	if costAt(1) > r.Limit {
-		return nil
+	if b, ok := largestUnder(costAt, r.Limit); ok {
+		return &b
 	}
-	// Doubling from 1 finds the range in as many steps as the answer has
-	// bits, then halving finds the answer in it.
-	lo, hi := int64(1), int64(2) // lo fits; the answer is below hi
-	for costAt(hi) <= r.Limit {
-		if hi == 1<<31 {
-			return &hi
-		}
-		lo, hi = hi, hi*2
-	}
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		if costAt(mid) <= r.Limit {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return &lo
+	return nil
 }
 
 func setBound(s *apiextensions.JSONSchemaProps, keyword string, bound *int64) {

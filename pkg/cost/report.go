@@ -51,12 +51,20 @@ func Write(w io.Writer, format string, r Report, all bool) error {
 		return writeMarkdown(w, r, all)
 	}
 	var b strings.Builder
-	for i, c := range r.CRDs {
-		for j, v := range c.Versions {
-			if i+j > 0 {
+	quiet := 0 // versions without rules, not listed
+	for _, c := range r.CRDs {
+		for _, v := range c.Versions {
+			if len(v.Rules) == 0 && !all {
+				quiet++
+				continue
+			}
+			if b.Len() > 0 {
 				b.WriteString("\n")
 			}
 			fmt.Fprintf(&b, "%s %s: %s\n", c.Name, v.Name, totalLine(v))
+			if h := v.Headroom; h != nil {
+				fmt.Fprintf(&b, "  %s\n", h.describe(v))
+			}
 			shown := listed(v.Rules, all)
 			if len(shown) > 0 {
 				tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
@@ -68,19 +76,58 @@ func Write(w io.Writer, format string, r Report, all bool) error {
 				if err := tw.Flush(); err != nil {
 					return err
 				}
-				for k, rule := range shown {
-					for _, line := range details(rule) {
-						fmt.Fprintf(&b, "  %d: %s\n", k+1, line)
-					}
-				}
+				writeDetails(&b, shown)
 			}
 			if n := len(v.Rules) - len(shown); n > 0 {
 				fmt.Fprintf(&b, "  %s, each under 1%% of its limits (--all lists them)\n", report.Plural(n, "more rule", "more rules"))
 			}
 		}
 	}
+	if quiet > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s without CEL rules (--all lists them)\n", report.Plural(quiet, "CRD version", "CRD versions"))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeDetails writes the lines under the rules, each line once with the
+// rules it is said of ("1-22: driven by: spec.subsets (no maxItems)"):
+// rules of one field's many children are often driven alike.
+func writeDetails(b *strings.Builder, rules []Rule) {
+	var lines []string
+	of := map[string][]int{}
+	for k, rule := range rules {
+		for _, line := range details(rule) {
+			if of[line] == nil {
+				lines = append(lines, line)
+			}
+			of[line] = append(of[line], k+1)
+		}
+	}
+	for _, line := range lines {
+		fmt.Fprintf(b, "  %s: %s\n", ranges(of[line]), line)
+	}
+}
+
+// ranges writes ascending numbers as ranges: 1-3, 5, 7-9.
+func ranges(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", ns[i], ns[j]))
+		} else {
+			parts = append(parts, fmt.Sprint(ns[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 // notable tells whether a rule is worth a line: it or its
@@ -168,19 +215,30 @@ func writeMarkdown(w io.Writer, r Report, all bool) error {
 	var b strings.Builder
 	// A summary first: one row per CRD version.
 	b.WriteString("| CRD | version | total | of CRD limit | rules | refused |\n| --- | --- | ---: | ---: | ---: | --- |\n")
+	quiet := 0 // versions without rules, not listed
 	for _, c := range r.CRDs {
 		for _, v := range c.Versions {
+			if len(v.Rules) == 0 && !all {
+				quiet++
+				continue
+			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %d | %s |\n", c.Name, v.Name, Number(v.Total), Share(v.Total, v.TotalLimit), len(v.Rules), refused(v))
 		}
+	}
+	if quiet > 0 {
+		fmt.Fprintf(&b, "\n%s without CEL rules (`--all` lists them).\n", report.Plural(quiet, "CRD version", "CRD versions"))
 	}
 	b.WriteString("\n")
 	for _, c := range r.CRDs {
 		for _, v := range c.Versions {
 			shown := listed(v.Rules, all)
-			if len(shown) == 0 && !v.Over() {
+			if len(shown) == 0 && !v.Over() && v.Headroom == nil {
 				continue
 			}
 			fmt.Fprintf(&b, "### `%s` %s\n\n%s\n\n", c.Name, v.Name, totalLine(v))
+			if h := v.Headroom; h != nil {
+				fmt.Fprintf(&b, "%s\n\n", h.describe(v))
+			}
 			if len(shown) == 0 {
 				continue
 			}
@@ -236,16 +294,17 @@ func Number(n uint64) string {
 	return b.String()
 }
 
-// Share is cost as a percentage of limit, as every output says it.
+// Share is cost as a percentage of limit, as every output says it: with
+// one decimal, whatever its size ("<0.1%" for what is less).
 func Share(cost, limit uint64) string {
 	p := 100 * float64(cost) / float64(limit)
-	if p > 10000 {
+	switch {
+	case p > 10000:
 		return "over 100x"
+	case cost > 0 && p < 0.05:
+		return "<0.1%"
 	}
-	if p >= 10 {
-		return fmt.Sprintf("%.0f%%", p)
-	}
-	return fmt.Sprintf("%.2f%%", p)
+	return fmt.Sprintf("%.1f%%", p)
 }
 
 func runs(n uint64) string {

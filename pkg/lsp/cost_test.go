@@ -55,12 +55,12 @@ func TestRuleCostInTheEditor(t *testing.T) {
 			info = append(info, d)
 		}
 	}
-	if len(info) != 1 || info[0].Range.Start.Line != 28 || !strings.Contains(info[0].Message, "estimated cost 9,696,000: 97% of the per-rule limit (10,000,000), runs up to 24,000 times per object") {
+	if len(info) != 1 || info[0].Range.Start.Line != 28 || !strings.Contains(info[0].Message, "estimated cost 9,696,000: 97.0% of the per-rule limit (10,000,000), runs up to 24,000 times per object") {
 		t.Errorf("information diagnostics: %+v", info)
 	}
 	m := c.call(protocol.MethodTextDocumentHover, map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 28, "character": 22}})
 	var h *protocol.Hover
-	if m.Error != nil || json.Unmarshal(m.Result, &h) != nil || h == nil || !strings.Contains(h.Contents.Value, "**CEL rule**: estimated cost 9,696,000: 97%") {
+	if m.Error != nil || json.Unmarshal(m.Result, &h) != nil || h == nil || !strings.Contains(h.Contents.Value, "**CEL rule**: estimated cost 9,696,000: 97.0%") {
 		t.Errorf("hover on the rule: %+v %s", m.Error, m.Result)
 	}
 	c.notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"costWarning": -1}})
