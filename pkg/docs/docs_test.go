@@ -3,11 +3,15 @@ package docs
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/cost"
@@ -106,7 +110,22 @@ func TestEveryFieldConstraintAndRuleIsOnThePages(t *testing.T) {
 							continue
 						}
 						text := ownText(node)
-						want := []string{n.Path[len(n.Path)-1], explain.TypeName(n.Schema), oneLine(n.Schema.Description)}
+						want := []string{n.Path[len(n.Path)-1], explain.TypeName(n.Schema)}
+						checks++
+						if d := n.Schema.Description; d != "" {
+							// A link's definition ("[1]: https://...") is
+							// where the link is used.
+							text, defined := linkDefinitions(d)
+							got := descriptionText(node)
+							if !inOrder(words(text), words(got)) {
+								t.Errorf("%s: %s: the page's description %q lacks words of %q", crd.Name, anchor, got, d)
+							}
+							for _, url := range defined {
+								if !strings.Contains(got, " "+url+" ") {
+									t.Errorf("%s: %s: the page's description %q has no link to %s", crd.Name, anchor, got, url)
+								}
+							}
+						}
 						if n.Required {
 							want = append(want, "required")
 						}
@@ -308,6 +327,98 @@ func hasClass(n *html.Node, class string) bool {
 
 // oneLine folds white space, as a browser shows text.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// descriptionText is the text of a field's description as the page
+// renders it (Markdown: code, lists, paragraphs), each link followed by
+// where it goes; "" without one.
+func descriptionText(n *html.Node) string {
+	var found *html.Node
+	var find func(*html.Node)
+	find = func(n *html.Node) {
+		if found != nil || (n.Type == html.ElementNode && n.Data == "ul" && hasClass(n, "tree")) {
+			return
+		}
+		if n.Type == html.ElementNode && hasClass(n, "description") {
+			found = n
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			find(c)
+		}
+	}
+	find(n)
+	if found == nil {
+		return ""
+	}
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		// An ordered list's numbers are the browser's: written here as
+		// it shows them.
+		number := 0
+		if n.Type == html.ElementNode && n.Data == "ol" {
+			number = 1
+			for _, a := range n.Attr {
+				if a.Key == "start" {
+					number, _ = strconv.Atoi(a.Val)
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if number > 0 && c.Type == html.ElementNode && c.Data == "li" {
+				fmt.Fprintf(&b, " %d ", number)
+				number++
+			}
+			walk(c)
+		}
+		if n.Type == html.ElementNode && n.Data == "a" {
+			for _, a := range n.Attr {
+				if a.Key == "href" {
+					b.WriteString(" " + a.Val + " ")
+				}
+			}
+		}
+		b.WriteString(" ")
+	}
+	walk(found)
+	return b.String()
+}
+
+// linkDefinitions takes a Markdown text's link definitions ("[1]: URL",
+// a line each) out of it, and returns what is left and their URLs.
+func linkDefinitions(s string) (string, []string) {
+	var kept, urls []string
+	for _, line := range strings.Split(s, "\n") {
+		if m := linkDefinition.FindStringSubmatch(line); m != nil {
+			urls = append(urls, m[1])
+			continue
+		}
+		kept = append(kept, line)
+	}
+	return strings.Join(kept, "\n"), urls
+}
+
+var linkDefinition = regexp.MustCompile(`^ {0,3}\[[^\]]+\]:\s*(\S+)\s*$`)
+
+// words are the runs of letters and digits of s: what Markdown leaves of
+// a text, whatever markup it takes away.
+func words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// inOrder tells whether want are in got, in order (others between them).
+func inOrder(want, got []string) bool {
+	i := 0
+	for _, g := range got {
+		if i < len(want) && g == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
 
 // TestIndexCounts: the index counts in the number it has ("1 API group").
 func TestIndexCounts(t *testing.T) {

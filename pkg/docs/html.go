@@ -24,7 +24,10 @@ var assets embed.FS
 // so the site opens from disk or any web server; nothing is fetched from
 // elsewhere. It returns the files written.
 func WriteHTML(site *Site, dir, title string) ([]string, error) {
+	d := newDescriptions()
 	tmpl, err := template.New("docs").Funcs(template.FuncMap{
+		"markdown":    d.block,
+		"summary":     d.inline,
 		"conversion":  conversion,
 		"deprecation": deprecation,
 		"count":       report.Plural,

@@ -1,11 +1,13 @@
 package docs
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/cost"
 	"github.com/kubectl-crd/kubectl-crd/pkg/lint"
+	"github.com/kubectl-crd/kubectl-crd/pkg/report"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
@@ -65,4 +67,45 @@ func (v *Version) allLint() []Note {
 	var out []Note
 	walkFields(v.Fields, func(f *Field) { out = append(out, f.Lint...) })
 	return append(out, v.Lint...)
+}
+
+// LintCounts says how many lint findings a page shows, by severity
+// ("2 errors, 1 warning", "none").
+func (p *Page) LintCounts() string {
+	by := map[report.Severity]int{}
+	for _, v := range p.Versions {
+		for _, n := range v.allLint() {
+			by[n.Severity]++
+		}
+	}
+	var parts []string
+	for _, sev := range []report.Severity{report.Error, report.Warning, report.Info} {
+		if n := by[sev]; n > 0 {
+			parts = append(parts, report.Plural(n, string(sev), string(sev)+"s"))
+		}
+	}
+	if parts == nil {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// LintTotal says how many findings the site's pages show, and on how
+// many CRDs ("12 findings on 3 of 5 CRDs").
+func (s *Site) LintTotal() string {
+	findings, with, crds := 0, 0, 0
+	for _, g := range s.Groups {
+		for _, p := range g.Pages {
+			crds++
+			n := 0
+			for _, v := range p.Versions {
+				n += len(v.allLint())
+			}
+			findings += n
+			if n > 0 {
+				with++
+			}
+		}
+	}
+	return fmt.Sprintf("%s on %d of %s", report.Plural(findings, "finding", "findings"), with, report.Plural(crds, "CRD", "CRDs"))
 }

@@ -1,6 +1,7 @@
 package docs
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,12 +62,33 @@ func TestLintOnThePages(t *testing.T) {
 	if !strings.Contains(string(page), `<span class="badge lint-error">error nofloats</span>`) {
 		t.Error("the page does not show nofloats")
 	}
+	// The index says lint is on, and counts each CRD's findings.
+	var all []Note
+	for _, v := range site.Groups[0].Pages[0].Versions {
+		all = append(all, v.allLint()...)
+	}
+	counts := site.Groups[0].Pages[0].LintCounts()
+	if len(all) == 0 || counts == "none" || !strings.Contains(counts, "error") {
+		t.Fatalf("counts %q of %d findings", counts, len(all))
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := fmt.Sprintf("%d findings on 1 of 1 CRD", len(all))
+	if !strings.Contains(string(index), "(profile <code>kube</code>): "+total) || !strings.Contains(string(index), `<td class="lint-count">`+counts+`</td>`) {
+		t.Errorf("the index does not say lint is on (%s) with %q per CRD", total, counts)
+	}
 	if _, err := WriteMarkdown(site, filepath.Join(dir, "md"), "Test"); err != nil {
 		t.Fatal(err)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "md", "gizmos.lint.example.com.md"))
 	if err != nil || !strings.Contains(string(md), "### Conventions (kubectl crd lint)") || !strings.Contains(string(md), "| `spec.ratio` | error | nofloats |") {
 		t.Errorf("the Markdown's conventions: %v", err)
+	}
+	mdIndex, err := os.ReadFile(filepath.Join(dir, "md", "README.md"))
+	if err != nil || !strings.Contains(string(mdIndex), "(profile `kube`): "+total) || !strings.Contains(string(mdIndex), "| Namespaced | "+counts+" |") {
+		t.Errorf("the Markdown index does not say lint is on: %v\n%s", err, mdIndex)
 	}
 
 	plain, err := Build(crds, Options{})
@@ -77,5 +99,12 @@ func TestLintOnThePages(t *testing.T) {
 		if len(v.allLint()) > 0 {
 			t.Errorf("no profile, yet %s shows lint findings", v.Name)
 		}
+	}
+	plainDir := t.TempDir()
+	if _, err := WriteHTML(plain, plainDir, "Test"); err != nil {
+		t.Fatal(err)
+	}
+	if index, err := os.ReadFile(filepath.Join(plainDir, "index.html")); err != nil || strings.Contains(string(index), "lint-summary") || strings.Contains(string(index), "lint-count") {
+		t.Errorf("no profile, yet the index speaks of lint: %v", err)
 	}
 }

@@ -29,10 +29,21 @@ func WriteMarkdown(site *Site, dir, title string) ([]string, error) {
 	}
 	var index bytes.Buffer
 	fmt.Fprintf(&index, "# %s\n", title)
+	if site.Lint != "" {
+		fmt.Fprintf(&index, "\nThe pages show the API conventions `kubectl crd lint` checks (profile `%s`): %s.\n", site.Lint, site.LintTotal())
+	}
 	for _, g := range site.Groups {
-		fmt.Fprintf(&index, "\n## %s\n\n| Kind | Versions | Scope | Description |\n| --- | --- | --- | --- |\n", g.Name)
+		if site.Lint != "" {
+			fmt.Fprintf(&index, "\n## %s\n\n| Kind | Versions | Scope | Lint | Description |\n| --- | --- | --- | --- | --- |\n", g.Name)
+		} else {
+			fmt.Fprintf(&index, "\n## %s\n\n| Kind | Versions | Scope | Description |\n| --- | --- | --- | --- |\n", g.Name)
+		}
 		for _, p := range g.Pages {
-			fmt.Fprintf(&index, "| [%s](%s.md) | %s | %s | %s |\n", p.CRD.Spec.Names.Kind, p.File, cell(versionList(p)), p.CRD.Spec.Scope, cell(p.Summary))
+			lint := ""
+			if site.Lint != "" {
+				lint = " " + p.LintCounts() + " |"
+			}
+			fmt.Fprintf(&index, "| [%s](%s.md) | %s | %s |%s %s |\n", p.CRD.Spec.Names.Kind, p.File, cell(versionList(p)), p.CRD.Spec.Scope, lint, cell(p.Summary))
 			var b bytes.Buffer
 			writePage(&b, p)
 			if err := write(p.File+".md", &b); err != nil {

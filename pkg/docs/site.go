@@ -23,6 +23,8 @@ import (
 // Site is the reference of a set of CRDs, by group.
 type Site struct {
 	Groups []Group
+	// Lint is the lint profile whose findings the pages show ("": none).
+	Lint string
 }
 
 // Group is the CRDs of one API group, by kind.
@@ -112,7 +114,7 @@ func Build(crds []*apiextensionsv1.CustomResourceDefinition, opts Options) (*Sit
 		}
 		byGroup[crd.Spec.Group] = append(byGroup[crd.Spec.Group], p)
 	}
-	site := &Site{}
+	site := &Site{Lint: opts.Lint}
 	for name, pages := range byGroup {
 		slices.SortFunc(pages, func(a, b *Page) int {
 			return strings.Compare(a.CRD.Spec.Names.Kind+"/"+a.CRD.Name, b.CRD.Spec.Names.Kind+"/"+b.CRD.Name)
