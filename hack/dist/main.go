@@ -4,7 +4,10 @@
 // dist/checksums.txt, and the krew manifest dist/crd.yaml rendered from
 // plugins/krew.yaml, also at dist/index/plugins/crd.yaml: the layout of a
 // krew index repository ("kubectl krew index add NAME URL"), for the
-// project's own index. Run it through "make dist VERSION=vX.Y.Z".
+// project's own index. With -vsix, the VS Code extension packaged for the
+// same version is attached beside the archives (kubectl-crd_VERSION.vsix,
+// in checksums.txt). Run it through "make dist VERSION=vX.Y.Z", or "make
+// release VERSION=vX.Y.Z" for the extension too.
 package main
 
 import (
@@ -14,6 +17,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -44,16 +48,26 @@ func main() {
 	out := flag.String("out", "dist", "the output directory")
 	manifest := flag.String("template", "plugins/krew.yaml", "the krew manifest template")
 	platforms := flag.String("platforms", strings.Join(Platforms, ","), "comma-separated os/arch pairs")
+	vsix := flag.String("vsix", "", "the VS Code extension packaged for this version, to attach")
 	flag.Parse()
-	if err := run(*version, *out, *manifest, strings.Split(*platforms, ",")); err != nil {
+	if err := run(*version, *out, *manifest, strings.Split(*platforms, ","), *vsix); err != nil {
 		fmt.Fprintln(os.Stderr, "dist:", err)
 		os.Exit(1)
 	}
 }
 
-func run(version, out, manifest string, platforms []string) error {
+func run(version, out, manifest string, platforms []string, vsix string) error {
 	if !semverTag.MatchString(version) {
 		return fmt.Errorf("VERSION %q is not a semantic version with a leading v (such as v0.1.0)", version)
+	}
+	var extension []byte
+	if vsix != "" {
+		// Checked before anything is built: a release whose extension is
+		// of another version is not made.
+		var err error
+		if extension, err = readExtension(vsix, version); err != nil {
+			return err
+		}
 	}
 	license, err := os.ReadFile("LICENSE")
 	if err != nil {
@@ -103,6 +117,15 @@ func run(version, out, manifest string, platforms []string) error {
 		sums[archive] = hex.EncodeToString(sum[:])
 		fmt.Println(filepath.Join(out, archive))
 	}
+	if extension != nil {
+		name := fmt.Sprintf("kubectl-crd_%s.vsix", version)
+		if err := os.WriteFile(filepath.Join(out, name), extension, 0o644); err != nil {
+			return err
+		}
+		sum := sha256.Sum256(extension)
+		sums[name] = hex.EncodeToString(sum[:])
+		fmt.Println(filepath.Join(out, name))
+	}
 	if err := writeChecksums(filepath.Join(out, "checksums.txt"), sums); err != nil {
 		return err
 	}
@@ -124,6 +147,35 @@ func run(version, out, manifest string, platforms []string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(index, "crd.yaml"), rendered, 0o644)
+}
+
+// readExtension reads a packaged VS Code extension and checks that it is
+// the release's version (package.json's "version", which vsce stamps from
+// "make vsix VERSION=...").
+func readExtension(path, version string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a .vsix (a zip): %w", path, err)
+	}
+	f, err := zr.Open("extension/package.json")
+	if err != nil {
+		return nil, fmt.Errorf("%s: no extension/package.json: %w", path, err)
+	}
+	defer f.Close()
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	if err := json.NewDecoder(f).Decode(&pkg); err != nil {
+		return nil, fmt.Errorf("%s: extension/package.json: %w", path, err)
+	}
+	if want := strings.TrimPrefix(version, "v"); pkg.Version != want {
+		return nil, fmt.Errorf("%s: the extension is version %q, the release %q (package it with make vsix VERSION=%s)", path, pkg.Version, want, version)
+	}
+	return data, nil
 }
 
 // build compiles a static, stripped, version-stamped binary.

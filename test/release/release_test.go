@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -86,10 +87,14 @@ func TestDist(t *testing.T) {
 		t.Fatal(err)
 	}
 	dist := t.TempDir()
-	cmd := exec.Command("make", "dist", "VERSION="+version, "DIST="+dist, "PLATFORMS="+strings.Join(platforms, ","))
+	// The extension as make vsix VERSION=... packages it: a zip whose
+	// extension/package.json has the release's version (vsce itself is
+	// run by CI's vscode phase).
+	vsix := extension(t, strings.TrimPrefix(version, "v"))
+	cmd := exec.Command("make", "dist", "VERSION="+version, "DIST="+dist, "PLATFORMS="+strings.Join(platforms, ","), "VSIX="+vsix)
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Log("no make on PATH: running the command the Makefile's dist target runs")
-		cmd = exec.Command("go", "run", "./hack/dist", "-version", version, "-out", dist, "-platforms", strings.Join(platforms, ","))
+		cmd = exec.Command("go", "run", "./hack/dist", "-version", version, "-out", dist, "-platforms", strings.Join(platforms, ","), "-vsix", vsix)
 	}
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -106,8 +111,14 @@ func TestDist(t *testing.T) {
 	}
 	checkManifest(t, &p, platforms)
 	sums := checksums(t, filepath.Join(dist, "checksums.txt"))
-	if len(sums) != len(p.Spec.Platforms) {
-		t.Errorf("checksums.txt lists %d archives, the manifest %d platforms", len(sums), len(p.Spec.Platforms))
+	if len(sums) != len(p.Spec.Platforms)+1 {
+		t.Errorf("checksums.txt lists %d files, want the manifest's %d platforms and the extension", len(sums), len(p.Spec.Platforms))
+	}
+	attached := "kubectl-crd_" + version + ".vsix"
+	if data, err := os.ReadFile(filepath.Join(dist, attached)); err != nil {
+		t.Errorf("the extension is not attached: %v", err)
+	} else if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != sums[attached] {
+		t.Errorf("%s: sha256 %x, checksums.txt says %s", attached, sum, sums[attached])
 	}
 
 	for _, pl := range p.Spec.Platforms {
@@ -275,4 +286,45 @@ func keys(m map[string][]byte) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// extension is a .vsix (a zip) holding extension/package.json of version.
+func extension(t *testing.T, version string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create("extension/package.json")
+	if err == nil {
+		_, err = fmt.Fprintf(w, `{"name": "kubectl-crd", "version": %q}`, version)
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "kubectl-crd.vsix")
+	if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// TestDistRefusesAnotherExtension: an extension of another version than
+// the release's is refused, before anything is built.
+func TestDistRefusesAnotherExtension(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist := t.TempDir()
+	cmd := exec.Command("go", "run", "./hack/dist", "-version", version, "-out", dist, "-vsix", extension(t, "0.1.0"))
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `the extension is version "0.1.0", the release "`+strings.TrimPrefix(version, "v")+`"`) {
+		t.Errorf("%v: %v\n%s", cmd.Args, err, out)
+	}
+	if entries, _ := os.ReadDir(dist); len(entries) > 0 {
+		t.Errorf("refused, yet %d files written", len(entries))
+	}
 }
