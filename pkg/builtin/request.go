@@ -65,7 +65,7 @@ func (k *Kind) Create(ctx context.Context, body []byte, namespace string, keep b
 	ctx, warnings := k.request(ctx, http.MethodPost, namespace, "")
 	request := policies.Request{Object: obj, Kind: k.GVK, Resource: k.Resource, Namespace: namespace, Name: m.GetName(),
 		Operation: admission.Create, Options: &metav1.CreateOptions{}, Interfaces: k.interfaces()}
-	res.Admitted, res.Err = chain.Run(ctx, request, func() error {
+	res.Admitted, res.Err = chain.Admit(ctx, request, func() error {
 		if m.GetName() == "" && m.GetGenerateName() != "" {
 			m.SetName(k.strategy.GenerateName(m.GetGenerateName()))
 		}
@@ -157,7 +157,7 @@ func (k *Kind) Update(ctx context.Context, body, live []byte, keep, replace bool
 	ctx, warnings := k.request(ctx, method, oldMeta.GetNamespace(), oldMeta.GetName())
 	request := policies.Request{Object: obj, Old: old, Kind: k.GVK, Resource: k.Resource, Namespace: oldMeta.GetNamespace(), Name: oldMeta.GetName(),
 		Operation: admission.Update, Options: options, Interfaces: k.interfaces()}
-	res.Admitted, res.Err = chain.Run(ctx, request, func() error {
+	res.Admitted, res.Err = chain.Admit(ctx, request, func() error {
 		if k.begin != nil {
 			k.begin(obj, old)
 		}

@@ -6,86 +6,14 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/discovery"
 	sigsjson "sigs.k8s.io/json"
 )
-
-// Scheme returns a scheme of the apiextensions types, every version and
-// the internal one, as the server installs it.
-func Scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	apiextensionsinstall.Install(s)
-	return s
-}
-
-// crdCodec decodes CRDs of any version as the server does on create:
-// defaulted, then converted to the internal type.
-type crdCodec struct {
-	scheme  *runtime.Scheme
-	decoder runtime.Decoder
-}
-
-var (
-	codecOnce sync.Once
-	codec     crdCodec
-)
-
-func theCodec() crdCodec {
-	codecOnce.Do(func() {
-		s := Scheme()
-		codec = crdCodec{scheme: s, decoder: serializer.NewCodecFactory(s).UniversalDecoder()}
-	})
-	return codec
-}
-
-// DecodeInternal decodes a CRD document of any version, defaulted, into the
-// internal type, as the server does on create.
-func DecodeInternal(data []byte) (*apiextensions.CustomResourceDefinition, error) {
-	obj, _, err := theCodec().decoder.Decode(data, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	crd, ok := obj.(*apiextensions.CustomResourceDefinition)
-	if !ok {
-		return nil, fmt.Errorf("not a CustomResourceDefinition: %T", obj)
-	}
-	return crd, nil
-}
-
-// IsCRD tells whether a document is a CustomResourceDefinition.
-func IsCRD(tm manifest.TypeMeta) bool {
-	return tm.Kind == "CustomResourceDefinition" &&
-		(tm.APIVersion == "apiextensions.k8s.io/v1" || tm.APIVersion == "apiextensions.k8s.io/v1beta1")
-}
-
-// DecodeCRD decodes one CRD document, defaulted and converted to v1.
-func DecodeCRD(doc *manifest.Document) (*CRD, error) {
-	internal, err := DecodeInternal(doc.JSON)
-	if err != nil {
-		return nil, invalidCRD(doc, err)
-	}
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := theCodec().scheme.Convert(internal, crd, nil); err != nil {
-		return nil, invalidCRD(doc, err)
-	}
-	crd.APIVersion, crd.Kind = apiextensionsv1.SchemeGroupVersion.String(), "CustomResourceDefinition"
-	return &CRD{CustomResourceDefinition: crd, Origin: fmt.Sprintf("%s:%d", doc.File, doc.Line)}, nil
-}
-
-func invalidCRD(doc *manifest.Document, err error) error {
-	return &manifest.Error{File: doc.File, Line: doc.Line, Column: doc.Column, Msg: "invalid CustomResourceDefinition: " + err.Error()}
-}
 
 // Files is a Source over CRDs read from local files. Each CRD is decoded
 // in full (its schemas) only when it is asked for: resolving names needs
@@ -283,84 +211,6 @@ func newFileCRD(d *manifest.Document) (*fileCRD, error) {
 		theCodec().scheme.Default(fc.outline)
 	}
 	return fc, servable(fc.outline, d)
-}
-
-// Outline is what resolving names and versions and listing CRDs need of
-// a CRD: its name, labels, feature-set annotations and creation time,
-// group, names, scope,
-// versions (with their subresources), conversion and status, without the
-// schemas and without the rest of its metadata.
-func Outline(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
-	o := &apiextensionsv1.CustomResourceDefinition{}
-	o.Name, o.Labels, o.CreationTimestamp = crd.Name, crd.Labels, crd.CreationTimestamp
-	o.Annotations = releaseAnnotations(crd.Annotations)
-	o.Spec.Group, o.Spec.Names, o.Spec.Scope, o.Spec.Conversion = crd.Spec.Group, crd.Spec.Names, crd.Spec.Scope, crd.Spec.Conversion
-	o.Status = crd.Status
-	for _, v := range crd.Spec.Versions {
-		o.Spec.Versions = append(o.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{
-			Name: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated,
-			DeprecationWarning: v.DeprecationWarning, Subresources: v.Subresources,
-		})
-	}
-	return o
-}
-
-// outline is the part of a v1 CRD document that Outline keeps.
-type outline struct {
-	Metadata struct {
-		Name              string            `json:"name"`
-		Labels            map[string]string `json:"labels"`
-		Annotations       map[string]string `json:"annotations"`
-		CreationTimestamp metav1.Time       `json:"creationTimestamp"`
-	} `json:"metadata"`
-	Spec struct {
-		Group      string                                        `json:"group"`
-		Names      apiextensionsv1.CustomResourceDefinitionNames `json:"names"`
-		Scope      apiextensionsv1.ResourceScope                 `json:"scope"`
-		Conversion *apiextensionsv1.CustomResourceConversion     `json:"conversion"`
-		Versions   []struct {
-			Name               string                                      `json:"name"`
-			Served             bool                                        `json:"served"`
-			Storage            bool                                        `json:"storage"`
-			Deprecated         bool                                        `json:"deprecated"`
-			DeprecationWarning *string                                     `json:"deprecationWarning"`
-			Subresources       *apiextensionsv1.CustomResourceSubresources `json:"subresources"`
-		} `json:"versions"`
-	} `json:"spec"`
-	Status apiextensionsv1.CustomResourceDefinitionStatus `json:"status"`
-}
-
-func (o *outline) crd() *apiextensionsv1.CustomResourceDefinition {
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	crd.Name, crd.Labels, crd.CreationTimestamp = o.Metadata.Name, o.Metadata.Labels, o.Metadata.CreationTimestamp
-	crd.Annotations = releaseAnnotations(o.Metadata.Annotations)
-	crd.Spec.Group, crd.Spec.Names, crd.Spec.Scope, crd.Spec.Conversion = o.Spec.Group, o.Spec.Names, o.Spec.Scope, o.Spec.Conversion
-	crd.Status = o.Status
-	for _, v := range o.Spec.Versions {
-		crd.Spec.Versions = append(crd.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{
-			Name: v.Name, Served: v.Served, Storage: v.Storage, Deprecated: v.Deprecated,
-			DeprecationWarning: v.DeprecationWarning, Subresources: v.Subresources,
-		})
-	}
-	return crd
-}
-
-// servable refuses a CRD whose versions the server could not serve (it
-// refuses to create it): none, or not exactly one storage version.
-func servable(crd *apiextensionsv1.CustomResourceDefinition, d *manifest.Document) error {
-	storage := 0
-	for _, v := range crd.Spec.Versions {
-		if v.Storage {
-			storage++
-		}
-	}
-	if storage == 1 {
-		return nil
-	}
-	line, column := d.Position("spec.versions")
-	return &manifest.Error{File: d.File, Line: line, Column: column, Msg: fmt.Sprintf(
-		"invalid CustomResourceDefinition %q: spec.versions: must have exactly one version marked as storage version (%d of %d are)",
-		crd.Name, storage, len(crd.Spec.Versions))}
 }
 
 func (f *Files) Discovery() discovery.CachedDiscoveryInterface { return f.discovery }

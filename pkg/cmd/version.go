@@ -6,6 +6,8 @@ import (
 	"io"
 	"runtime"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/fast"
+
 	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	"github.com/kubectl-crd/kubectl-crd/pkg/report"
@@ -25,6 +27,9 @@ type VersionInfo struct {
 	// KubernetesVersions are the versions kubectl crd answers as
 	// (--kubernetes-version), oldest..newest.
 	KubernetesVersions string `json:"kubernetesVersions"`
+	// FastPaths tells whether the process takes the second paths for
+	// speed (internal/fast; KUBECTL_CRD_FAST=0 turns them off).
+	FastPaths bool `json:"fastPaths"`
 }
 
 // VersionOptions are the options of kubectl crd version.
@@ -68,7 +73,7 @@ func (o *VersionOptions) Validate() error {
 func (o *VersionOptions) Run(context.Context) error {
 	oldest, newest := kubeversion.Range()
 	info := VersionInfo{Version: Version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
-		KubernetesVersions: oldest.String() + ".." + newest.String()}
+		KubernetesVersions: oldest.String() + ".." + newest.String(), FastPaths: fast.Enabled()}
 	switch o.Output {
 	case "json":
 		return report.WriteJSON(o.out, info)
@@ -76,7 +81,11 @@ func (o *VersionOptions) Run(context.Context) error {
 		b, _ := yaml.Marshal(info)
 		fmt.Fprint(o.out, string(b))
 	default:
-		fmt.Fprintf(o.out, "kubectl-crd version: %s\nGo version: %s\nPlatform: %s\nAnswers as Kubernetes: %s\n", info.Version, info.GoVersion, info.Platform, info.KubernetesVersions)
+		paths := "on (KUBECTL_CRD_FAST=0 turns them off)"
+		if !info.FastPaths {
+			paths = "off (KUBECTL_CRD_FAST=0)"
+		}
+		fmt.Fprintf(o.out, "kubectl-crd version: %s\nGo version: %s\nPlatform: %s\nAnswers as Kubernetes: %s\nFast paths: %s\n", info.Version, info.GoVersion, info.Platform, info.KubernetesVersions, paths)
 	}
 	return nil
 }

@@ -140,17 +140,18 @@ func (d *diagnoser) check(ctx context.Context, uri protocol.DocumentURI) {
 // source names the server in diagnostics.
 const source = "kubectl-crd"
 
-// MaxDocument is the largest file checked in the editor; a larger one
-// gets one diagnostic (kubectl crd validate reads it, a document at a
-// time).
-const MaxDocument = 32 << 20
+// MaxEditorFile is the largest file checked in the editor, the whole
+// file (manifest.MaxDocument, twice as large, is the largest document
+// read from a file on disk); a larger one gets one diagnostic (kubectl
+// crd validate reads it, a document at a time).
+const MaxEditorFile = 32 << 20
 
 // diagnostics are validate's findings on the document's text, each on the
 // range of its field.
 func (d *diagnoser) diagnostics(ctx context.Context, doc *document) []protocol.Diagnostic {
-	if len(doc.text) > MaxDocument {
+	if len(doc.text) > MaxEditorFile {
 		return []protocol.Diagnostic{{Severity: protocol.DiagnosticSeverityError, Source: source,
-			Message: fmt.Sprintf("the file is %d bytes: kubectl crd checks files of up to %d bytes in the editor (kubectl crd validate reads it)", len(doc.text), MaxDocument)}}
+			Message: fmt.Sprintf("the file is %d bytes: kubectl crd checks files of up to %d bytes in the editor (kubectl crd validate reads it)", len(doc.text), MaxEditorFile)}}
 	}
 	if strings.IndexByte(doc.text, 0) >= 0 {
 		return []protocol.Diagnostic{{Severity: protocol.DiagnosticSeverityError, Source: source,

@@ -227,7 +227,7 @@ func TestRobustness(t *testing.T) {
 	}
 	c.notify(protocol.MethodCancelRequest, map[string]any{"id": 12345})
 	uri := "file:///tmp/big.yaml"
-	c.open(uri, "a: "+strings.Repeat("x", MaxDocument))
+	c.open(uri, "a: "+strings.Repeat("x", MaxEditorFile))
 	if d := c.diagnostics(uri, 1); len(d) != 1 || !strings.Contains(d[0].Message, "kubectl crd checks files of up to") {
 		t.Errorf("a file too large: %+v", d)
 	}

@@ -14,9 +14,9 @@ import (
 )
 
 // MaxMessage is the largest message read: a message larger than this (a
-// file much larger than MaxDocument) is not read into memory, its bytes
+// file much larger than MaxEditorFile) is not read into memory, its bytes
 // are skipped, and the user is told.
-const MaxMessage = MaxDocument + MaxDocument/2
+const MaxMessage = MaxEditorFile + MaxEditorFile/2
 
 // stream frames JSON-RPC messages with Content-Length headers, as LSP
 // does. Unlike jsonrpc2's own, a message that is not JSON-RPC, or is over

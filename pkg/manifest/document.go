@@ -30,7 +30,7 @@ type Document struct {
 	// later parses Node on demand (documents read by the fast path).
 	later *laterNode
 	// Err is set (and JSON and Node are not) when this document could not
-	// be decoded: see ReadPathsLenient.
+	// be decoded: see readPathsLenient.
 	Err *Error
 	// Warnings are what is wrong with the text that kubectl still sends:
 	// a key given twice (the last value is the one in JSON), keys that

@@ -16,25 +16,25 @@ var Extensions = []string{".json", ".yaml", ".yml"}
 // files with one of Extensions (recursively when recursive is set), any
 // other path as a file.
 func ReadPaths(paths []string, recursive bool, src Sources) ([]Document, error) {
-	return strict(ReadPathsLenient(paths, recursive, src))
+	return strict(readPathsLenient(paths, recursive, src))
 }
 
-// ReadPathsLenient reads as ReadPaths does, except that a document that
+// readPathsLenient reads as ReadPaths does, except that a document that
 // cannot be decoded (malformed YAML or JSON, a duplicate key, a scalar) is
 // returned as a Document with Err set, and reading goes on. Paths that
 // cannot be read are still errors. Documents are decoded on every core;
 // they are in the order of paths, and of the files in each directory.
-func ReadPathsLenient(paths []string, recursive bool, src Sources) ([]Document, error) {
-	chunks, err := SplitPaths(paths, recursive, src)
+func readPathsLenient(paths []string, recursive bool, src Sources) ([]Document, error) {
+	chunks, err := splitPaths(paths, recursive, src)
 	if err != nil {
 		return nil, err
 	}
 	return decodeAll(chunks), nil
 }
 
-// SplitPaths reads every path as ReadPathsLenient does and finds the
+// splitPaths reads every path as readPathsLenient does and finds the
 // documents of each file, without decoding them.
-func SplitPaths(paths []string, recursive bool, src Sources) ([]Chunk, error) {
+func splitPaths(paths []string, recursive bool, src Sources) ([]Chunk, error) {
 	in, err := OpenPaths(paths, recursive, src)
 	if err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ func Read(name string, data []byte) ([]Document, error) {
 }
 
 // ReadLenient decodes data as Read does, but keeps documents that cannot be
-// decoded, with Err set (see ReadPathsLenient).
+// decoded, with Err set (see readPathsLenient).
 func ReadLenient(name string, data []byte) []Document { return readLenient(name, data) }
 
 // readLenient decodes data as Read does, but a document that cannot be

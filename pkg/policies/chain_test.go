@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/warning"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
@@ -141,7 +142,7 @@ func TestRunAnswersAsTheServer(t *testing.T) {
 		}
 		w := &warnings{}
 		ctx := warning.WithWarningRecorder(context.Background(), w)
-		admitted, err := c.Run(ctx, Request{Object: cm, Kind: corev1.SchemeGroupVersion.WithKind("ConfigMap"),
+		admitted, err := c.Admit(ctx, Request{Object: cm, Kind: corev1.SchemeGroupVersion.WithKind("ConfigMap"),
 			Resource: corev1.SchemeGroupVersion.WithResource("configmaps"), Namespace: ns, Name: "cm",
 			Operation: admission.Create, Options: &metav1.CreateOptions{}, Interfaces: o}, check)
 		return admitted.Audit, w.seen, err
@@ -178,11 +179,16 @@ func TestRunAnswersAsTheServer(t *testing.T) {
 func TestRunAsTheUser(t *testing.T) {
 	c := startConfigMapPolicies(t, "mallory")
 	cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "prod"}, Data: map[string]string{"a": "b"}}
-	_, err := c.Run(context.Background(), Request{Object: cm, Kind: corev1.SchemeGroupVersion.WithKind("ConfigMap"),
+	_, err := c.Admit(context.Background(), Request{Object: cm, Kind: corev1.SchemeGroupVersion.WithKind("ConfigMap"),
 		Resource: corev1.SchemeGroupVersion.WithResource("configmaps"), Namespace: "prod", Name: "cm",
 		Operation: admission.Create, Options: &metav1.CreateOptions{}, Interfaces: admission.NewObjectInterfacesFromScheme(clientgoscheme.Scheme)},
 		func() error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "not mallory") {
 		t.Errorf("as mallory: %v", err)
 	}
+}
+
+// userNamed is an authenticated user of that name.
+func userNamed(name string) user.Info {
+	return &user.DefaultInfo{Name: name, Groups: []string{user.AllAuthenticated}}
 }

@@ -48,11 +48,11 @@ type Admitted struct {
 	Changes []Change
 }
 
-// Run answers r as the server's admission does around check, the
+// Admit answers r as the server's admission does around check, the
 // strategy's validation: the mutating policies change the object, check
 // runs on it, and, when it passes, the validating policies see the object
 // as it would be stored. A nil Chain only runs check.
-func (c *Chain) Run(ctx context.Context, r Request, check func() error) (Admitted, error) {
+func (c *Chain) Admit(ctx context.Context, r Request, check func() error) (Admitted, error) {
 	if c == nil {
 		return Admitted{}, check()
 	}
@@ -177,10 +177,6 @@ func (c *Chain) mutate(ctx context.Context, attrs admission.Attributes, o admiss
 		return true, c.mutating.Admit(ctx, attrs, o)
 	}
 	return false, nil
-}
-
-func userNamed(name string) user.Info {
-	return &user.DefaultInfo{Name: name, Groups: []string{user.AllAuthenticated}}
 }
 
 // admitOnceSchemasRead runs the mutating plugin. Its type converters are

@@ -20,7 +20,7 @@ func BenchmarkDocuments(b *testing.B) {
 	kinds := cronTabs(b)
 	b.ResetTimer()
 	for range b.N {
-		r, err := Documents(context.Background(), manifest.InputOf("bench.yaml", data), kinds, Options{})
+		r, err := documents(context.Background(), manifest.InputOf("bench.yaml", data), kinds, Options{})
 		if err != nil || r.Summary.Valid+r.Summary.Invalid != 2000 {
 			b.Fatalf("summary %+v", r.Summary)
 		}

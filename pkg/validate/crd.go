@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/builtin"
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -64,7 +65,7 @@ func admittedCRD(ctx context.Context, doc []byte, old *apiextensionsv1.CustomRes
 	if old == nil {
 		rest.FillObjectMetaSystemFields(crd)
 		request.Operation, request.Options = admission.Create, &metav1.CreateOptions{}
-		res.Admitted, res.Err = chain.Run(ctx, request, func() error { return rest.BeforeCreate(crdStrategy(), ctx, crd) })
+		res.Admitted, res.Err = chain.Admit(ctx, request, func() error { return rest.BeforeCreate(crdStrategy(), ctx, crd) })
 		res.Warnings = warnings.List()
 		return res
 	}
@@ -81,7 +82,32 @@ func admittedCRD(ctx context.Context, doc []byte, old *apiextensionsv1.CustomRes
 		opts = &metav1.UpdateOptions{}
 	}
 	request.Old, request.Operation, request.Options = live, admission.Update, opts
-	res.Admitted, res.Err = chain.Run(ctx, request, func() error { return rest.BeforeUpdate(crdStrategy(), ctx, crd, live) })
+	res.Admitted, res.Err = chain.Admit(ctx, request, func() error { return rest.BeforeUpdate(crdStrategy(), ctx, crd, live) })
 	res.Warnings = warnings.List()
 	return res
+}
+
+// checkCRD checks a CustomResourceDefinition document: as a create, or,
+// when the cluster (or --old) has a CRD of its name, an apply over it (a
+// replace with --replace).
+func (c *checker) checkCRD(ctx context.Context, d *manifest.Document, res *ObjectResult) {
+	opts := c.opts
+	var old *apiextensionsv1.CustomResourceDefinition
+	if opts.OldCRD != nil && res.Name != "" {
+		var err error
+		if old, err = opts.OldCRD(ctx, res.Name); err != nil {
+			res.fail(err.Error())
+			return
+		}
+	}
+	switch {
+	case old == nil:
+		res.report(d, admittedCRD(ctx, d.JSON, nil, opts.Admission, nil), opts)
+	case opts.Replace:
+		res.Operation = "replace"
+		res.report(d, admittedCRD(ctx, d.JSON, old, opts.Admission, nil), opts)
+	default:
+		res.Operation = "update"
+		res.report(d, appliedCRD(ctx, d.JSON, old, opts.Admission), opts)
+	}
 }

@@ -36,7 +36,7 @@ func eachMentioning(input Input, s string, f func(manifest.Chunk) bool) error {
 	})
 }
 
-// Documents decodes and validates every document of input, several at a
+// documents decodes and validates every document of input, several at a
 // time, each CRD version's validator built once; results are in input
 // order. Custom resources are checked as creates (or, with Options.Old,
 // as updates of what exists), CRDs as the server checks a new CRD,
@@ -47,7 +47,7 @@ func eachMentioning(input Input, s string, f func(manifest.Chunk) bool) error {
 // kind is first met, one kind at a time; an error
 // finding one (a cluster that cannot be asked), or reading the input,
 // ends the check and is returned.
-func Documents(ctx context.Context, input Input, kinds Kinds, opts Options) (Report, error) {
+func documents(ctx context.Context, input Input, kinds Kinds, opts Options) (Report, error) {
 	c := &checker{kinds: kinds, opts: opts, Cache: opts.Cache}
 	if c.Cache == nil {
 		c.Cache = NewCache()

@@ -43,7 +43,7 @@ func FuzzValidate(f *testing.F) {
 			t.Fatal(err)
 		}
 		docs := manifest.ReadLenient("objects.yaml", objData)
-		r, err := Documents(context.Background(), manifest.InputOf("objects.yaml", objData), catalog.New(files, nil), Options{StrictKinds: true, Keep: true})
+		r, err := documents(context.Background(), manifest.InputOf("objects.yaml", objData), catalog.New(files, nil), Options{StrictKinds: true, Keep: true})
 		if err != nil {
 			t.Fatalf("offline, finding CRDs cannot fail: %v", err)
 		}

@@ -25,7 +25,7 @@ func mapKeysInput(t *testing.T) (string, Report) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Documents(context.Background(), manifest.InputOf(path, data), catalog.New(files, nil), Options{})
+	r, err := documents(context.Background(), manifest.InputOf(path, data), catalog.New(files, nil), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

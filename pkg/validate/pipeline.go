@@ -59,13 +59,13 @@ func (p *Pipeline) InputCRDs() []catalog.InputCRD { return p.placed }
 // objects find their CRD.
 func (p *Pipeline) Catalog() *catalog.Catalog { return p.catalog }
 
-// Check checks every document of the input with opts (see Documents).
+// Check checks every document of the input with opts (see documents).
 func (p *Pipeline) Check(ctx context.Context, opts Options) (Report, error) {
 	var kinds Kinds = p.catalog
 	if opts.Found != nil {
 		kinds = observed{Kinds: p.catalog, found: opts.Found}
 	}
-	return Documents(ctx, p.walked(), kinds, opts)
+	return documents(ctx, p.walked(), kinds, opts)
 }
 
 // Objects are the input's documents that are not CRDs, in input order:

@@ -32,7 +32,7 @@ func cronTabs(t testing.TB) Kinds {
 
 func check(t *testing.T, name, input string, opts Options) Report {
 	t.Helper()
-	r, err := Documents(context.Background(), manifest.InputOf(name, []byte(input)), cronTabs(t), opts)
+	r, err := documents(context.Background(), manifest.InputOf(name, []byte(input)), cronTabs(t), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +383,7 @@ func TestStreamedEqualsBuffered(t *testing.T) {
 	chunks := func() *manifest.Input { return manifest.InputOf("many.yaml", []byte(input.String())) }
 	for _, format := range Formats {
 		opts := Options{Keep: format == "yaml"}
-		buffered, err := Documents(context.Background(), chunks(), cronTabs(t), opts)
+		buffered, err := documents(context.Background(), chunks(), cronTabs(t), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -394,7 +394,7 @@ func TestStreamedEqualsBuffered(t *testing.T) {
 		var gotOut, gotErr bytes.Buffer
 		p := NewPrinter(&gotOut, &gotErr, format, "v0", nil, false)
 		opts.Emit = p.Add
-		streamed, err := Documents(context.Background(), chunks(), cronTabs(t), opts)
+		streamed, err := documents(context.Background(), chunks(), cronTabs(t), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -462,7 +462,7 @@ spec: {replicas: "x"}
 	// version's objects are errors that say so, the other version's are
 	// checked (which version is met first depends on the workers).
 	gone := &forgetful{Kinds: cronTabs(t)}
-	r, err := Documents(context.Background(), manifest.InputOf("versions.yaml", []byte(input)), gone, Options{})
+	r, err := documents(context.Background(), manifest.InputOf("versions.yaml", []byte(input)), gone, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,14 +506,14 @@ func cronTabInput(n int, before func(yielded int), err error) Input {
 	})
 }
 
-// Documents reads its input as it checks it: however long the input, a
+// documents reads its input as it checks it: however long the input, a
 // few chunks are read ahead of the results passed on, not the whole input.
 func TestDocumentsReadsAsItChecks(t *testing.T) {
 	const n = 5000
 	var emitted atomic.Int64
 	ahead := 0
 	input := cronTabInput(n, func(yielded int) { ahead = max(ahead, yielded-int(emitted.Load())) }, nil)
-	r, err := Documents(context.Background(), input, cronTabs(t), Options{Emit: func(ObjectResult) { emitted.Add(1) }})
+	r, err := documents(context.Background(), input, cronTabs(t), Options{Emit: func(ObjectResult) { emitted.Add(1) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,7 +532,7 @@ func TestDocumentsReadsAsItChecks(t *testing.T) {
 // walk) ends the check with its error.
 func TestDocumentsReturnsTheInputsError(t *testing.T) {
 	gone := errors.New("in.yaml: changed while it was being read")
-	_, err := Documents(context.Background(), cronTabInput(10, func(int) {}, gone), cronTabs(t), Options{})
+	_, err := documents(context.Background(), cronTabInput(10, func(int) {}, gone), cronTabs(t), Options{})
 	if !errors.Is(err, gone) {
 		t.Errorf("got %v, want %v", err, gone)
 	}
@@ -566,7 +566,7 @@ func (h *heldLookups) ForKind(ctx context.Context, gk schema.GroupKind) (*catalo
 	return h.Kinds.ForKind(ctx, gk)
 }
 
-// feeder hands documents to Documents one at a time, and can wait for
+// feeder hands documents to documents one at a time, and can wait for
 // the results passed on.
 type feeder struct {
 	f       func(manifest.Chunk) bool
@@ -608,7 +608,7 @@ func TestDocumentsChecksKnownKindsDuringALookup(t *testing.T) {
 		close(kinds.release)
 		return nil
 	})
-	r, err := Documents(context.Background(), input, kinds, Options{Emit: func(ObjectResult) { fd.emitted.Add(1) }})
+	r, err := documents(context.Background(), input, kinds, Options{Emit: func(ObjectResult) { fd.emitted.Add(1) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -643,7 +643,7 @@ func TestDocumentsChecksOthersWhileAValidatorIsBuilt(t *testing.T) {
 		return nil
 	})
 	var order []string
-	r, err := Documents(context.Background(), input, kinds, Options{Emit: func(res ObjectResult) {
+	r, err := documents(context.Background(), input, kinds, Options{Emit: func(res ObjectResult) {
 		fd.emitted.Add(1)
 		order = append(order, res.Name)
 	}})

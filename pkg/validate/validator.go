@@ -177,7 +177,7 @@ func (v *Validator) create(ctx context.Context, obj map[string]any, namespace st
 	rest.FillObjectMetaSystemFields(u)
 	request := policies.Request{Object: u, Kind: v.gvk, Resource: v.resource, Namespace: namespace, Name: u.GetName(),
 		Operation: admission.Create, Options: &metav1.CreateOptions{}, Interfaces: v.interfaces}
-	res.Admitted, res.Err = chain.Run(ctx, request, func() error {
+	res.Admitted, res.Err = chain.Admit(ctx, request, func() error {
 		if u.GetName() == "" && u.GetGenerateName() != "" {
 			u.SetName(names.SimpleNameGenerator.GenerateName(u.GetGenerateName()))
 		}
@@ -235,7 +235,7 @@ func (v *Validator) update(ctx context.Context, obj, old map[string]any, chain *
 	}
 	request := policies.Request{Object: u, Old: o, Kind: v.gvk, Resource: v.resource, Namespace: namespace, Name: o.GetName(),
 		Operation: admission.Update, Options: opts, Interfaces: v.interfaces}
-	res.Admitted, res.Err = chain.Run(ctx, request, func() error { return rest.BeforeUpdate(v.strategy, ctx, u, o) })
+	res.Admitted, res.Err = chain.Admit(ctx, request, func() error { return rest.BeforeUpdate(v.strategy, ctx, u, o) })
 	res.Object, res.Warnings = u.Object, warnings.List()
 	return res
 }

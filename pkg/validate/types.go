@@ -109,7 +109,7 @@ type UnknownFields string
 // gvr is the resource of the object's kind gvk.
 type OldLookup func(ctx context.Context, gvk schema.GroupVersionKind, gvr schema.GroupVersionResource, namespace, name string) (map[string]any, error)
 
-// Options say how Documents validates.
+// Options say how a Pipeline validates.
 type Options struct {
 	Unknown UnknownFields
 	// StrictKinds makes objects of kinds without a CRD invalid, not
