@@ -11,14 +11,13 @@ import (
 )
 
 // verb is every command of kubectl crd, in the shape of kubectl's own:
-// Complete fills the options from the flags and the arguments; Validate
-// checks them and changes nothing; Run reads what it needs (files, URLs,
-// git revisions, the cluster: the catalog, the Kubernetes version) and
-// does the work. run calls them in that order, so that a usage error is
-// said before anything is read. (explain, migrate and get complete with
-// what the catalog resolves, as kubectl's own explain and get do: explain
-// and migrate first check what would make reading it pointless, get's
-// flags are kubectl's and checked by kubectl's Validate.)
+// Complete fills the options from the flags and the arguments, and reads
+// nothing; Validate checks them and changes nothing; Run reads what it
+// needs (files, URLs, git revisions, the cluster: the catalog, the
+// Kubernetes version) and does the work. run calls them in that order, so
+// that a usage error is said before anything is read. (A TYPE that names
+// a category, which migrate takes only with --all, is known once the
+// catalog is read: Run says it as a usage error.)
 type verb interface {
 	Complete(f *factory.Factory, c *cobra.Command, args []string) error
 	Validate() error

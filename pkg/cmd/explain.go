@@ -26,6 +26,7 @@ type ExplainOptions struct {
 
 	args   []string
 	out    io.Writer
+	f      *factory.Factory
 	target explain.Target
 }
 
@@ -59,19 +60,21 @@ does, from the CRD's schema: the OpenAPI document is built on the client
 	return c
 }
 
-// Complete finds the CRD of the argument, as kubectl explain finds the
+// Complete takes the arguments and the output stream.
+func (o *ExplainOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
+	o.args, o.out, o.f = args, f.Streams.Out, f
+	return nil
+}
+
+// resolve finds the CRD of the argument, as kubectl explain finds the
 // resource, then through the catalog (which warns of a deprecated
 // version).
-func (o *ExplainOptions) Complete(f *factory.Factory, c *cobra.Command, args []string) error {
-	o.args, o.out = args, f.Streams.Out
-	if len(args) != 1 || !slices.Contains(explainFormats, o.Output) {
-		return nil // Validate says why
-	}
-	cat, err := f.Catalog(false)
+func (o *ExplainOptions) resolve(ctx context.Context) error {
+	cat, err := o.f.Catalog(false)
 	if err != nil {
 		return err
 	}
-	o.target, err = explain.Resolve(contextOf(c), cat, args[0], o.APIVersion)
+	o.target, err = explain.Resolve(ctx, cat, o.args[0], o.APIVersion)
 	return err
 }
 
@@ -97,9 +100,12 @@ func (o *ExplainOptions) Validate() error {
 	return nil
 }
 
-// Run prints the documentation: kubectl's (with the constraints after it
-// for -o detailed), or a Markdown page.
-func (o *ExplainOptions) Run(context.Context) error {
+// Run finds the CRD and prints the documentation: kubectl's (with the
+// constraints after it for -o detailed), or a Markdown page.
+func (o *ExplainOptions) Run(ctx context.Context) error {
+	if err := o.resolve(ctx); err != nil {
+		return err
+	}
 	t := o.target
 	if o.Output == "markdown" {
 		return explain.WriteMarkdown(o.out, t.CRD, t.GVR.Version, t.Fields)

@@ -33,6 +33,8 @@ type GetOptions struct {
 	errOut    io.Writer
 	// interrupts, under --watch, are left to kubectl's own handler.
 	interrupts *interrupt.Handler
+	f          *factory.Factory
+	c          *cobra.Command
 }
 
 // NewCmdGet makes kubectl crd get: kubectl's own get command, with TYPE
@@ -75,17 +77,23 @@ to print: a preview of a CRD's columns without a cluster.`,
 	return c
 }
 
-// Complete resolves the TYPE arguments with the catalog and prepares
-// kubectl's get over them: online, with Tables built on the client;
+// Complete takes the arguments; Run resolves them with the catalog and
+// runs kubectl's get over them: online, with Tables built on the client;
 // offline, over the objects of -f.
 func (o *GetOptions) Complete(f *factory.Factory, c *cobra.Command, args []string) error {
-	ctx := contextOf(c)
 	o.interrupts, o.namespace, o.errOut = f.Interrupts, f.Namespace(), f.Streams.ErrOut
-	cat, err := f.Catalog(false)
+	o.f, o.c, o.args = f, c, args
+	return nil
+}
+
+// resolve reads the catalog, resolves the TYPEs, and completes kubectl's
+// get on the factory that answers them.
+func (o *GetOptions) resolve(ctx context.Context) error {
+	cat, err := o.f.Catalog(false)
 	if err != nil {
 		return err
 	}
-	args, resolved, err := cat.QualifyArgs(ctx, args)
+	args, resolved, err := cat.QualifyArgs(ctx, o.args)
 	if err != nil {
 		return err
 	}
@@ -94,10 +102,17 @@ func (o *GetOptions) Complete(f *factory.Factory, c *cobra.Command, args []strin
 		return nil
 	}
 	o.args = args
-	if o.factory, err = o.kubectlFactory(ctx, f, cat, resolved); err != nil {
+	if o.factory, err = o.kubectlFactory(ctx, o.f, cat, resolved); err != nil {
 		return err
 	}
-	return o.kubectl.Complete(o.factory, c, args)
+	if err := o.kubectl.Complete(o.factory, o.c, args); err != nil {
+		return err
+	}
+	// Checked again once completed, as kubectl checks them.
+	if err := o.kubectl.Validate(); err != nil {
+		return &UsageError{Err: err}
+	}
+	return nil
 }
 
 // kubectlFactory makes the factory kubectl's get runs on. Online it is
@@ -126,14 +141,15 @@ func (o *GetOptions) kubectlFactory(ctx context.Context, f *factory.Factory, cat
 
 // Validate checks the flags as kubectl's get does.
 func (o *GetOptions) Validate() error {
-	if o.none {
-		return nil
-	}
+	// kubectl's checks read its flags alone: made before anything is read.
 	return o.kubectl.Validate()
 }
 
-// Run lists (or watches) the objects.
-func (o *GetOptions) Run(context.Context) error {
+// Run resolves the TYPEs and lists (or watches) the objects.
+func (o *GetOptions) Run(ctx context.Context) error {
+	if err := o.resolve(ctx); err != nil {
+		return err
+	}
 	switch {
 	case o.none && o.kubectl.AllNamespaces:
 		// A category (such as "all") without custom resources in it.

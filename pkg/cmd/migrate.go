@@ -27,6 +27,7 @@ type MigrateOptions struct {
 	Output      string
 
 	offline    bool
+	f          *factory.Factory
 	catalog    *catalog.Catalog
 	migrator   *migrate.Migrator
 	out, errw  io.Writer
@@ -73,18 +74,21 @@ storedVersions was pruned, 1 when some objects failed or the CRD changed,
 	return c
 }
 
-// Complete makes the clients that read and write the objects and the
-// CRDs.
+// Complete takes the TYPEs and the streams; the clients are made in Run,
+// once the flags are checked.
 func (o *MigrateOptions) Complete(f *factory.Factory, _ *cobra.Command, args []string) error {
-	o.Types, o.offline, o.out, o.errw, o.interrupts = args, f.Offline(false), f.Streams.Out, f.Streams.ErrOut, f.Interrupts
-	if o.offline {
-		return nil // Validate says why that will not do
-	}
+	o.Types, o.offline, o.out, o.errw, o.interrupts, o.f = args, f.Offline(false), f.Streams.Out, f.Streams.ErrOut, f.Interrupts, f
+	return nil
+}
+
+// connect reads the catalog and makes the clients the migration writes
+// through.
+func (o *MigrateOptions) connect() error {
 	var err error
-	if o.catalog, err = f.Catalog(false); err != nil {
+	if o.catalog, err = o.f.Catalog(false); err != nil {
 		return err
 	}
-	config, err := f.RESTConfig()
+	config, err := o.f.RESTConfig()
 	if err != nil {
 		return err
 	}
@@ -106,7 +110,6 @@ func (o *MigrateOptions) Complete(f *factory.Factory, _ *cobra.Command, args []s
 	return nil
 }
 
-// Validate checks the flags.
 func (o *MigrateOptions) Validate() error {
 	switch {
 	case len(o.Types) == 0:
@@ -120,16 +123,19 @@ func (o *MigrateOptions) Validate() error {
 	case o.ChunkSize <= 0 || o.Concurrency <= 0:
 		return errors.New("--chunk-size and --concurrency must be positive")
 	}
-	for _, t := range o.Types {
-		if o.catalog.Category(t) && !o.All {
-			return fmt.Errorf("%q is a category: migrating every CRD in it needs --all", t)
-		}
-	}
 	return nil
 }
 
 // Run resolves the TYPEs to CRDs and migrates each in turn.
 func (o *MigrateOptions) Run(ctx context.Context) error {
+	if err := o.connect(); err != nil {
+		return err
+	}
+	for _, t := range o.Types {
+		if o.catalog.Category(t) && !o.All {
+			return &UsageError{Err: fmt.Errorf("%q is a category: migrating every CRD in it needs --all", t)}
+		}
+	}
 	names, err := o.catalog.CRDNames(ctx, o.Types)
 	if err != nil {
 		return err

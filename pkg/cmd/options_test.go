@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -97,6 +98,10 @@ func TestFlagChecks(t *testing.T) {
 		{[]string{"sample", "a", "b"}, "sample takes one TYPE, not 2 arguments"},
 		{[]string{"list", "-l", "a in (b"}, "unable to parse requirement: found '', expected: ',' or ')'"},
 		{[]string{"convert", "-f", "x", "--round-trip", "--check"}, "--round-trip and --check cannot be used together"},
+		// Said before the catalog (--crds names no file) is read.
+		{[]string{"explain", "crontabs", "--max-depth", "2"}, "--max-depth requires --recursive"},
+		{[]string{"get", "crontabs", "--show-labels", "-o", "json"}, "--show-labels option cannot be used with json printer"},
+		{[]string{"get", "crontabs", "--output-watch-events"}, "--output-watch-events option can only be used with --watch or --watch-only"},
 	}
 	for _, tt := range tests {
 		f, _, _ := testFactory(t)
@@ -113,14 +118,14 @@ func TestExplainComplete(t *testing.T) {
 	f, _, _ := testFactory(t, testdata("crds"))
 	o := &ExplainOptions{Output: "plaintext"}
 	c := &cobra.Command{}
-	if err := o.Complete(f, c, []string{"wd.spec.size"}); err != nil {
+	if err := o.Complete(f, c, []string{"wd.spec.size"}); err != nil || o.resolve(context.Background()) != nil {
 		t.Fatal(err)
 	}
 	if got := o.target.CRD.Name + " " + o.target.GVR.Version + " " + strings.Join(o.target.Fields, "."); got != "widgets.alpha.example.com v1 spec.size" {
 		t.Errorf("target %q", got)
 	}
 	o.APIVersion = "alpha.example.com/v1beta1"
-	if err := o.Complete(f, c, []string{"widgets.spec"}); err != nil || o.target.GVR.Version != "v1beta1" {
+	if err := o.Complete(f, c, []string{"widgets.spec"}); err != nil || o.resolve(context.Background()) != nil || o.target.GVR.Version != "v1beta1" {
 		t.Errorf("--api-version: %v, %+v", err, o.target.GVR)
 	}
 }
@@ -202,5 +207,33 @@ spec:
 	}
 	if out, err := run("__complete", "get", "g"); err != nil || !strings.HasPrefix(out, "gadget\ngadgets\n") {
 		t.Errorf("completion: %v\n%s", err, out)
+	}
+}
+
+// TestUsageErrorsBeforeTheCluster: with a cluster that cannot be reached,
+// a wrong flag is still said as a usage error, not as the connection's
+// failure: the flags are checked before anything is read.
+func TestUsageErrorsBeforeTheCluster(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"migrate", "widgets", "--dry-run=bogus"}, `--dry-run must be "none", "client" or "server", not "bogus"`},
+		{[]string{"explain", "widgets", "--max-depth", "2"}, "--max-depth requires --recursive"},
+		{[]string{"get", "widgets", "--output-watch-events"}, "--output-watch-events option can only be used with --watch or --watch-only"},
+	} {
+		f, _, _ := testFactory(t)
+		kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+		unreachable := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\n" +
+			"contexts: [{name: c, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {token: t}}]\ncurrent-context: c\n"
+		if err := os.WriteFile(kubeconfig, []byte(unreachable), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("KUBECONFIG", kubeconfig)
+		err := execute(f, tt.args...)
+		var usage *UsageError
+		if err == nil || err.Error() != tt.err || !errors.As(err, &usage) {
+			t.Errorf("%q: %v, want the usage error %q", tt.args, err, tt.err)
+		}
 	}
 }
