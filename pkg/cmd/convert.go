@@ -92,10 +92,10 @@ func (o *ConvertOptions) Complete(f *factory.Factory, _ *cobra.Command, args []s
 // load resolves the Kubernetes version (converted objects are checked as
 // the cluster's version checks them), the catalog and the webhook's CA.
 func (o *ConvertOptions) load() error {
-	if _, err := o.f.AnswerAs(false); err != nil {
+	var err error
+	if o.run.KubernetesVersion, err = o.f.AnswerAs(false); err != nil {
 		return err
 	}
-	var err error
 	if o.run.Catalog, err = o.f.Catalog(false); err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/version"
+
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/docs"
 	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
@@ -28,6 +30,7 @@ type DocsOptions struct {
 	Lint      string
 
 	catalog *catalog.Catalog
+	kube    *version.Version
 	out     io.Writer
 }
 
@@ -71,10 +74,10 @@ func (o *DocsOptions) Complete(f *factory.Factory, _ *cobra.Command, args []stri
 // load resolves the Kubernetes version (the samples are checked as it
 // checks them) and the catalog.
 func (o *DocsOptions) load() error {
-	if _, err := o.f.AnswerAs(false); err != nil {
+	var err error
+	if o.kube, err = o.f.AnswerAs(false); err != nil {
 		return err
 	}
-	var err error
 	o.catalog, err = o.f.Catalog(false)
 	return err
 }
@@ -105,7 +108,7 @@ func (o *DocsOptions) Run(ctx context.Context) error {
 	if len(crds) == 0 {
 		return errors.New("no CustomResourceDefinitions to document")
 	}
-	site, err := docs.Build(crds, docs.Options{Sample: sample.YAMLOf(ctx), Lint: o.Lint})
+	site, err := docs.Build(crds, docs.Options{Sample: sample.YAMLOf(ctx), Lint: o.Lint, KubernetesVersion: o.kube})
 	if err != nil {
 		return err
 	}

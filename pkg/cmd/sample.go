@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"k8s.io/apimachinery/pkg/util/version"
+
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/factory"
 	"github.com/kubectl-crd/kubectl-crd/pkg/sample"
@@ -22,6 +24,7 @@ type SampleOptions struct {
 
 	args        []string
 	catalog     *catalog.Catalog
+	kube        *version.Version
 	out, errOut io.Writer
 }
 
@@ -63,10 +66,10 @@ func (o *SampleOptions) Complete(f *factory.Factory, _ *cobra.Command, args []st
 // load resolves the Kubernetes version (the sample is checked as it
 // checks it) and the catalog.
 func (o *SampleOptions) load() error {
-	if _, err := o.f.AnswerAs(false); err != nil {
+	var err error
+	if o.kube, err = o.f.AnswerAs(false); err != nil {
 		return err
 	}
-	var err error
 	o.catalog, err = o.f.Catalog(false)
 	return err
 }
@@ -118,7 +121,7 @@ func (o *SampleOptions) Run(ctx context.Context) error {
 		fmt.Fprintf(o.errOut, "note: left out of the full sample: %s\n", l)
 	}
 	for _, msg := range out.Refused {
-		fmt.Fprintf(o.errOut, "error: the server refuses this sample: %s\n", msg)
+		fmt.Fprintf(o.errOut, "error: the server (Kubernetes %s) refuses this sample: %s\n", o.kube, msg)
 	}
 	if len(out.Refused) > 0 {
 		return findings

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
+	"k8s.io/apimachinery/pkg/util/version"
 )
 
 // ObjectTrips is the report of the round trips of one object of the input.
@@ -64,8 +67,10 @@ func NewObjectTrips(file string, line int, kind, namespace, name, version string
 }
 
 // WriteTrips writes round-trip reports as text: a line per object, and
-// under it each trip that changed the object or failed, with each field.
-func WriteTrips(w io.Writer, reports []ObjectTrips) error {
+// under it each trip that changed the object or failed, with each field;
+// the summary says the Kubernetes version the objects were checked as
+// (kube; nil: the newest).
+func WriteTrips(w io.Writer, reports []ObjectTrips, kube *version.Version) error {
 	var b strings.Builder
 	changed := 0
 	for _, o := range reports {
@@ -103,7 +108,7 @@ func WriteTrips(w io.Writer, reports []ObjectTrips) error {
 		}
 	}
 	if len(reports) > 0 {
-		fmt.Fprintf(&b, "%d %s, %d changed or failed by a round trip\n", len(reports), plural(len(reports), "object", "objects"), changed)
+		fmt.Fprintf(&b, "%d %s, %d changed or failed by a round trip (checked as Kubernetes %s)\n", len(reports), plural(len(reports), "object", "objects"), changed, kubeversion.OrNewest(kube))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

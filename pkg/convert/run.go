@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"k8s.io/apimachinery/pkg/util/version"
+
 	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/report"
@@ -33,6 +35,9 @@ type Conversion struct {
 	// round trips ("": yaml, text).
 	Format      string
 	Out, Errors io.Writer
+	// KubernetesVersion is the version converted objects are checked as
+	// (said with the round trips' summary).
+	KubernetesVersion *version.Version
 
 	Code       int
 	converters map[string]*Converter
@@ -204,7 +209,7 @@ func (r *Conversion) RoundTrips(ctx context.Context, docs []*manifest.Document) 
 	if r.Format == "json" {
 		return report.WriteJSON(r.Out, reports)
 	}
-	return WriteTrips(r.Out, reports)
+	return WriteTrips(r.Out, reports, r.KubernetesVersion)
 }
 
 // CheckStored reads the stored objects of each resource (the CRDs of

@@ -425,7 +425,7 @@ func TestIndexCounts(t *testing.T) {
 	for _, tt := range []struct {
 		root, want string
 	}{
-		{filepath.Join("..", "..", "examples", "crds", "crontab.yaml"), "1 CustomResourceDefinition in 1 API group."},
+		{filepath.Join("..", "..", "examples", "crds", "crontab.yaml"), "1 CustomResourceDefinition in 1 API group, as Kubernetes "},
 		{filepath.Join("..", "..", "test", "testdata", "crds"), " CustomResourceDefinitions in "},
 	} {
 		site, err := Build(crdsUnder(t, tt.root), Options{})

@@ -28,7 +28,7 @@ func WriteMarkdown(site *Site, dir, title string) ([]string, error) {
 		return nil
 	}
 	var index bytes.Buffer
-	fmt.Fprintf(&index, "# %s\n", title)
+	fmt.Fprintf(&index, "# %s\n\nAs Kubernetes %s serves them: the samples are objects it accepts, the constraints those it enforces.\n", title, site.KubernetesVersion)
 	if site.Lint != "" {
 		fmt.Fprintf(&index, "\nThe pages show the API conventions `kubectl crd lint` checks (profile `%s`): %s.\n", site.Lint, site.LintTotal())
 	}

@@ -15,9 +15,11 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/cost"
 	"github.com/kubectl-crd/kubectl-crd/pkg/diff"
 	"github.com/kubectl-crd/kubectl-crd/pkg/explain"
+	"github.com/kubectl-crd/kubectl-crd/pkg/kubeversion"
 	"github.com/kubectl-crd/kubectl-crd/pkg/printers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/apimachinery/pkg/util/version"
+	apiversion "k8s.io/apimachinery/pkg/version"
 )
 
 // Site is the reference of a set of CRDs, by group.
@@ -25,6 +27,9 @@ type Site struct {
 	Groups []Group
 	// Lint is the lint profile whose findings the pages show ("": none).
 	Lint string
+	// KubernetesVersion is the version the samples and constraints are
+	// the answers of (nil: the newest).
+	KubernetesVersion *version.Version
 }
 
 // Group is the CRDs of one API group, by kind.
@@ -97,6 +102,9 @@ type Options struct {
 	// Lint is the lint profile whose findings each field shows ("":
 	// none).
 	Lint string
+	// KubernetesVersion is the version the reference is the answer of
+	// (nil: the newest), said on the index.
+	KubernetesVersion *version.Version
 }
 
 // Sampler makes an object of a CRD version for its page, with the
@@ -114,7 +122,7 @@ func Build(crds []*apiextensionsv1.CustomResourceDefinition, opts Options) (*Sit
 		}
 		byGroup[crd.Spec.Group] = append(byGroup[crd.Spec.Group], p)
 	}
-	site := &Site{Lint: opts.Lint}
+	site := &Site{Lint: opts.Lint, KubernetesVersion: kubeversion.OrNewest(opts.KubernetesVersion)}
 	for name, pages := range byGroup {
 		slices.SortFunc(pages, func(a, b *Page) int {
 			return strings.Compare(a.CRD.Spec.Names.Kind+"/"+a.CRD.Name, b.CRD.Spec.Names.Kind+"/"+b.CRD.Name)
@@ -137,7 +145,7 @@ func page(crd *apiextensionsv1.CustomResourceDefinition, opts Options) (*Page, e
 	}
 	versions := slices.Clone(crd.Spec.Versions)
 	slices.SortStableFunc(versions, func(a, b apiextensionsv1.CustomResourceDefinitionVersion) int {
-		return version.CompareKubeAwareVersionStrings(b.Name, a.Name)
+		return apiversion.CompareKubeAwareVersionStrings(b.Name, a.Name)
 	})
 	shared := subtrees{}
 	for i, v := range versions {

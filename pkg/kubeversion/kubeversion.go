@@ -10,6 +10,7 @@ package kubeversion
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/version"
 	apimachineryversion "k8s.io/apimachinery/pkg/version"
@@ -91,7 +92,10 @@ func (e *OutOfRangeError) Error() string {
 // do: minCompatibility (nil: the version before v, as a cluster running v
 // has it) bounds what new CEL rules and schema formats may use. cluster
 // says v is the cluster's (for the error). Call it before any answer is
-// computed: the feature gates change with it.
+// computed: the feature gates change with it. The registry is set once
+// per version: asked again for the version it has (a language server
+// making its environment again under the same setting), Use leaves it as
+// it is, so that checks under way read one version throughout.
 func Use(v, minCompatibility *version.Version, cluster bool) error {
 	oldest, newest := Range()
 	if v.LessThan(oldest) || v.GreaterThan(newest) {
@@ -103,6 +107,26 @@ func Use(v, minCompatibility *version.Version, cluster bool) error {
 	if minCompatibility.GreaterThan(v) {
 		minCompatibility = v
 	}
+	inUse.Lock()
+	defer inUse.Unlock()
+	if inUse.v != nil && inUse.v.EqualTo(v) && inUse.min.EqualTo(minCompatibility) {
+		return nil
+	}
+	if err := set(v, minCompatibility); err != nil {
+		return err
+	}
+	inUse.v, inUse.min = v, minCompatibility
+	return nil
+}
+
+// inUse is the version and minimum compatibility version Use last set.
+var inUse struct {
+	sync.Mutex
+	v, min *version.Version
+}
+
+// set sets the registry and the feature gates to v.
+func set(v, minCompatibility *version.Version) error {
 	ev := effective()
 	ev.SetEmulationVersion(v)
 	// A cluster of version v is compatible with v-1, below the floor a
