@@ -18,8 +18,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -185,58 +183,6 @@ func (c *Catalog) ForKind(ctx context.Context, gk schema.GroupKind) (*CRD, error
 	return crd, err
 }
 
-// KindsInGroup are the kinds CRDs define in a group (the input's and the
-// source's), sorted; none when no CRD here is of that group. Over a
-// cluster it lists the CRDs; over files it reads their outlines.
-func (c *Catalog) KindsInGroup(ctx context.Context, group string) ([]string, error) {
-	return c.namesInGroup(ctx, group, func(n apiextensionsv1.CustomResourceDefinitionNames) string { return n.Kind })
-}
-
-// ResourcesInGroup are the resources (plurals) CRDs define in a group,
-// sorted, found as KindsInGroup finds kinds.
-func (c *Catalog) ResourcesInGroup(ctx context.Context, group string) ([]string, error) {
-	return c.namesInGroup(ctx, group, func(n apiextensionsv1.CustomResourceDefinitionNames) string { return n.Plural })
-}
-
-func (c *Catalog) namesInGroup(ctx context.Context, group string, name func(apiextensionsv1.CustomResourceDefinitionNames) string) ([]string, error) {
-	var out []string
-	for gk, crd := range c.input {
-		if gk.Group == group {
-			out = append(out, name(crd.Spec.Names))
-		}
-	}
-	if group != "" && c.source != nil {
-		crds, err := c.source.Outlines(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, crd := range crds {
-			if crd.Spec.Group == group {
-				out = append(out, name(crd.Spec.Names))
-			}
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
-}
-
-// Serves tells whether the source serves a kind at a version, built in or
-// custom, as its discovery says (looked up again once with fresh discovery
-// when a cached one says no).
-func (c *Catalog) Serves(gvk schema.GroupVersionKind) (bool, error) {
-	if err := c.needSource(); err != nil {
-		return false, err
-	}
-	err := c.refreshingStale(func() error {
-		_, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-		return err
-	})
-	if meta.IsNoMatchError(err) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
 // ForResource returns the CRD named by a group resource (plural.group):
 // from the input, then the source; nil and no error when no CRD defines
 // it (as ForKind).
@@ -260,54 +206,6 @@ func (c *Catalog) ForResource(ctx context.Context, gr schema.GroupResource) (*CR
 		return nil, nil
 	}
 	return crd, err
-}
-
-// List returns every CRD of the source.
-func (c *Catalog) List(ctx context.Context) ([]*CRD, error) {
-	if err := c.needSource(); err != nil {
-		return nil, err
-	}
-	return c.source.List(ctx)
-}
-
-// ListWithInput returns the input's CRDs and the source's (none when
-// there is no source), the input's where both define a kind: every CRD an
-// object of the run may meet.
-func (c *Catalog) ListWithInput(ctx context.Context) ([]*CRD, error) {
-	var out []*CRD
-	if c.source != nil || c.sourceErr != nil {
-		listed, err := c.List(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, crd := range listed {
-			if c.input[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] == nil {
-				out = append(out, crd)
-			}
-		}
-	}
-	// The input's in name order, the same in every run.
-	input := slices.SortedFunc(maps.Values(c.input), func(a, b *CRD) int { return strings.Compare(a.Name, b.Name) })
-	return append(out, input...), nil
-}
-
-// ListWhere returns the CRDs of the source keep says yes to (see
-// Source.ListWhere): what a command that needs a few CRDs picked by
-// their names pays, instead of decoding every CRD of a directory.
-func (c *Catalog) ListWhere(ctx context.Context, keep func(*apiextensionsv1.CustomResourceDefinition) bool) ([]*CRD, error) {
-	if err := c.needSource(); err != nil {
-		return nil, err
-	}
-	return c.source.ListWhere(ctx, keep)
-}
-
-// Outlines returns the outline of every CRD of the source (see
-// Source.Outlines); they are shared, not to be changed.
-func (c *Catalog) Outlines(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	if err := c.needSource(); err != nil {
-		return nil, err
-	}
-	return c.source.Outlines(ctx)
 }
 
 // Discovery is the source's discovery (kubectl's resource names).
@@ -344,13 +242,4 @@ func (c *Catalog) refreshingStale(lookup func() error) error {
 		return lookup()
 	}
 	return err
-}
-
-// Definitions returns the CustomResourceDefinitions of crds.
-func Definitions(crds []*CRD) []*apiextensionsv1.CustomResourceDefinition {
-	out := make([]*apiextensionsv1.CustomResourceDefinition, len(crds))
-	for i, c := range crds {
-		out[i] = c.CustomResourceDefinition
-	}
-	return out
 }

@@ -2,16 +2,12 @@ package crdtest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/kubectl-crd/kubectl-crd/pkg/catalog"
 	"github.com/kubectl-crd/kubectl-crd/pkg/convert"
-	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsjson "sigs.k8s.io/json"
@@ -194,122 +190,6 @@ func copyWith(obj map[string]any, status any) map[string]any {
 	}
 	out["status"] = status
 	return out
-}
-
-// verdict compares the server's error (nil: none) with the substring a
-// case expects ("": none).
-func verdict(err error, expected, doing string) Result {
-	switch {
-	case err == nil && expected != "":
-		return failed("expected an error containing %q %s, got none", expected, doing)
-	case err != nil && expected == "":
-		return failed("%s: %v", doing, err)
-	case err != nil && !strings.Contains(err.Error(), expected):
-		return failed("%s: the error does not contain the expected text\n%s", doing, errorDiff(expected, err.Error()))
-	}
-	return Result{Status: Passed}
-}
-
-// errorDiff shows an expected part of an error and the error the server
-// gave on lines of their own, aligned where they agree longest, the
-// first character that differs marked under it; a long error is shown
-// around that place.
-func errorDiff(expected, got string) string {
-	// Where in got the longest beginning of expected is found.
-	at, agree := 0, 0
-	for i := range len(got) {
-		n := 0
-		for n < len(expected) && i+n < len(got) && got[i+n] == expected[n] {
-			n++
-		}
-		if n > agree {
-			at, agree = i, n
-		}
-	}
-	const context = 60
-	from := max(at-context, 0)
-	to := min(at+agree+context, len(got))
-	shown := got[from:to]
-	lead := ""
-	if from > 0 {
-		shown, lead = "..."+shown, "..."
-	}
-	if to < len(got) {
-		shown += "..."
-	}
-	pad := strings.Repeat(" ", len(lead)+runeCount(got[from:at]))
-	mark := pad + strings.Repeat(" ", runeCount(expected[:agree])) + "^"
-	return "expected: " + pad + expected + "\n" +
-		"got:      " + shown + "\n" +
-		"          " + mark
-}
-
-func runeCount(s string) int { return len([]rune(s)) }
-
-func failed(format string, args ...any) Result {
-	return Result{Status: Failed, Message: fmt.Sprintf(format, args...)}
-}
-
-func errored(err error) Result { return Result{Status: Errored, Message: err.Error()} }
-
-// patchError is a patch that does not apply: the case's input is wrong.
-type patchError struct{ err error }
-
-func (e *patchError) Error() string { return e.err.Error() }
-
-// patched is crd with the patches applied (see patchedCRD), made once
-// for the same patches of the same CRD (cases of a suite often share
-// them).
-func (r *Runner) patched(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, patches []Patch) (*apiextensionsv1.CustomResourceDefinition, error) {
-	ops, err := json.Marshal(patches)
-	if err != nil {
-		return nil, &patchError{err}
-	}
-	return r.patchedCRDs.Get(variantKey(crd)+" "+string(ops), func() (*apiextensionsv1.CustomResourceDefinition, error) {
-		return patchedCRD(ctx, crd, patches)
-	})
-}
-
-// patchedValidator is the validator of a version of a patched CRD, built
-// once per patched CRD.
-func (r *Runner) patchedValidator(crd *apiextensionsv1.CustomResourceDefinition, version string) (*validate.Validator, error) {
-	return r.patchedValidators.Get(fmt.Sprintf("%p/%s", crd, version), func() (*validate.Validator, error) {
-		return newValidator(crd, version, r.Admission != nil)
-	})
-}
-
-// patchedCRD applies the RFC 6902 operations to crd, and checks the
-// result as the server checks an update of crd to it (the format's
-// runner updates the CRD in the cluster).
-func patchedCRD(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, patches []Patch) (*apiextensionsv1.CustomResourceDefinition, error) {
-	doc, err := installable(crd)
-	if err != nil {
-		return nil, err
-	}
-	ops, err := json.Marshal(patches)
-	if err != nil {
-		return nil, &patchError{err}
-	}
-	patch, err := jsonpatch.DecodePatch(ops)
-	if err != nil {
-		return nil, &patchError{err}
-	}
-	patchedDoc, err := patch.Apply(doc)
-	if err != nil {
-		return nil, &patchError{fmt.Errorf("does not apply to %s: %w", crd.Name, err)}
-	}
-	if err := validate.CRD(ctx, patchedDoc, validate.Established(crd)).Err; err != nil {
-		return nil, err
-	}
-	docs, err := manifest.Read(crd.Name+" (patched)", patchedDoc)
-	if err != nil {
-		return nil, err
-	}
-	patched, err := catalog.DecodeCRD(&docs[0])
-	if err != nil {
-		return nil, err
-	}
-	return patched.CustomResourceDefinition, nil
 }
 
 // decodeYAML reads a case's YAML object as the server reads a request's
