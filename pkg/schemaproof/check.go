@@ -34,6 +34,28 @@ func (n *node) clean(v any) bool { return n.judge(v, provePass) == pass }
 // false is "not proven". oneOf and not need it.
 func (n *node) fails(v any) bool { return n.judge(v, proveFail) == fail }
 
+// folding gathers validators' verdicts for a goal: fail when one
+// fails, unknown when one is unknown (and none fails), else pass.
+type folding struct {
+	out verdict
+	g   goal
+}
+
+// add folds one verdict in; true: the outcome is settled for the goal
+// (a failure; or, proving a pass, an unknown), and the rest need not be
+// asked.
+func (f *folding) add(w verdict) bool {
+	switch w {
+	case fail:
+		f.out = fail
+		return true
+	case unknown:
+		f.out = unknown
+		return f.g == provePass
+	}
+	return false
+}
+
 // judge is SchemaValidator.Validate (kube-openapi's schema.go) on v, step
 // by step: for null, the type validator and the common (enum) validator
 // only; for any other value, each validator that applies to v's kind
@@ -42,64 +64,48 @@ func (n *node) fails(v any) bool { return n.judge(v, proveFail) == fail }
 // when every one certainly finds none, else unknown; a keyword this
 // package does not mirror (n.unproven) makes it unknown at best.
 func (n *node) judge(v any, g goal) verdict {
-	out := pass
-	if n.unproven {
-		out = unknown
+	f := folding{out: pass, g: g}
+	if n.unproven && f.add(unknown) {
+		return f.out
 	}
-	// add folds one validator's verdict into out; true: out is settled
-	// for the goal, and the rest need not be asked.
-	add := func(w verdict) bool {
-		switch {
-		case w == fail:
-			out = fail
-			return true
-		case w == unknown:
-			out = unknown
-			return g == provePass
-		}
-		return false
-	}
-	if out == unknown && add(unknown) {
-		return out
-	}
-	if add(n.typeVerdict(v)) {
-		return out
+	if f.add(n.typeVerdict(v)) {
+		return f.out
 	}
 	if v == nil {
-		add(n.enumVerdict(v))
-		return out
+		f.add(n.enumVerdict(v))
+		return f.out
 	}
-	if add(n.junctorsVerdict(v, g)) {
-		return out
+	if f.add(n.junctorsVerdict(v, g)) {
+		return f.out
 	}
 	switch x := v.(type) {
 	case string:
-		if add(n.stringVerdict(x)) || add(n.formatVerdict(x)) {
-			return out
+		if f.add(n.stringVerdict(x)) || f.add(n.formatVerdict(x)) {
+			return f.out
 		}
 	case int64:
-		if add(n.integerVerdict(x)) {
-			return out
+		if f.add(n.integerVerdict(x)) {
+			return f.out
 		}
 	case float64:
-		if add(n.floatVerdict(x)) {
-			return out
+		if f.add(n.floatVerdict(x)) {
+			return f.out
 		}
 	case []any:
-		if add(n.arrayVerdict(x, g)) {
-			return out
+		if f.add(n.arrayVerdict(x, g)) {
+			return f.out
 		}
 	case map[string]any:
-		if add(n.objectVerdict(x, g)) {
-			return out
+		if f.add(n.objectVerdict(x, g)) {
+			return f.out
 		}
 	case bool:
 	default:
-		add(unknown) // no value the decoder gives
-		return out
+		f.add(unknown) // no value the decoder gives
+		return f.out
 	}
-	add(n.enumVerdict(v))
-	return out
+	f.add(n.enumVerdict(v))
+	return f.out
 }
 
 // typeVerdict is kube-openapi's typeValidator (type.go): it applies when
@@ -142,44 +148,33 @@ func (n *node) typeVerdict(v any) verdict {
 // start with "IMPORTANT!" are kept even when another passes: compile
 // declines the schemas where an error could.)
 func (n *node) junctorsVerdict(v any, g goal) verdict {
-	out := pass
-	fold := func(w verdict) bool {
-		switch {
-		case w == fail:
-			out = fail
-			return true
-		case w == unknown:
-			out = unknown
-			return g == provePass
-		}
-		return false
-	}
+	f := folding{out: pass, g: g}
 	for _, s := range n.allOf {
-		if fold(s.judge(v, g)) {
-			return out
+		if f.add(s.judge(v, g)) {
+			return f.out
 		}
 	}
 	if len(n.anyOf) > 0 {
-		if fold(n.anyVerdict(v, g)) {
-			return out
+		if f.add(n.anyVerdict(v, g)) {
+			return f.out
 		}
 	}
 	if len(n.oneOf) > 0 {
-		if fold(n.oneVerdict(v)) {
-			return out
+		if f.add(n.oneVerdict(v)) {
+			return f.out
 		}
 	}
 	if n.not != nil {
 		switch n.not.judge(v, proveFail) {
 		case fail:
-			fold(pass)
+			f.add(pass)
 		case pass:
-			fold(fail)
+			f.add(fail)
 		default:
-			fold(unknown)
+			f.add(unknown)
 		}
 	}
-	return out
+	return f.out
 }
 
 // anyVerdict: pass at the first schema that passes; fail when every one

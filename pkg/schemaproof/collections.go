@@ -7,21 +7,15 @@ func (n *node) arrayVerdict(a []any, g goal) verdict {
 	if (n.minItems != nil && l < *n.minItems) || (n.maxItems != nil && l > *n.maxItems) {
 		return fail
 	}
-	out := pass
+	f := folding{out: pass, g: g}
 	if n.items != nil {
 		for _, e := range a {
-			switch n.items.judge(e, g) {
-			case fail:
-				return fail
-			case unknown:
-				if g == provePass {
-					return unknown
-				}
-				out = unknown
+			if f.add(n.items.judge(e, g)) {
+				break
 			}
 		}
 	}
-	return out
+	return f.out
 }
 
 // objectVerdict is the object validator (object_validator.go):
@@ -38,7 +32,7 @@ func (n *node) objectVerdict(m map[string]any, g goal) verdict {
 			return fail
 		}
 	}
-	out := pass
+	f := folding{out: pass, g: g}
 	for k, e := range m {
 		var w verdict
 		p := n.property(k)
@@ -56,15 +50,9 @@ func (n *node) objectVerdict(m map[string]any, g goal) verdict {
 		default:
 			continue
 		}
-		switch w {
-		case fail:
-			return fail
-		case unknown:
-			if g == provePass {
-				return unknown
-			}
-			out = unknown
+		if f.add(w) {
+			break
 		}
 	}
-	return out
+	return f.out
 }

@@ -44,41 +44,25 @@ func (p placed) warning(kind, name, field, msg string) string {
 // at its place.
 func (e *Environment) policyWarnings(ctx context.Context, cat *catalog.Catalog, set *policies.Set, at placed) []string {
 	var out []string
-	validating := map[string]*admissionregistrationv1.ValidatingAdmissionPolicy{}
+	// The policies given, by kind and name, with their paramKind.
+	given := map[string]*admissionregistrationv1.ParamKind{}
 	for _, p := range set.Validating {
-		validating[p.Name] = p
+		given[placeKey(policies.ValidatingKind, p.Name)] = p.Spec.ParamKind
 		out = append(out, e.ruleWarnings(ctx, cat, at, policies.ValidatingKind, p.Name, "spec.matchConstraints", p.Spec.MatchConstraints)...)
 		out = append(out, authorizerWarnings(at, policies.ValidatingKind, p.Name, &p.Spec)...)
 	}
-	mutating := map[string]*admissionregistrationv1.MutatingAdmissionPolicy{}
 	for _, p := range set.Mutating {
-		mutating[p.Name] = p
+		given[placeKey(policies.MutatingKind, p.Name)] = p.Spec.ParamKind
 		out = append(out, e.ruleWarnings(ctx, cat, at, policies.MutatingKind, p.Name, "spec.matchConstraints", p.Spec.MatchConstraints)...)
 		out = append(out, authorizerWarnings(at, policies.MutatingKind, p.Name, &p.Spec)...)
 	}
 	for _, b := range set.ValidatingBindings {
-		p, ok := validating[b.Spec.PolicyName]
-		if !ok {
-			out = append(out, at.warning(policies.ValidatingBindingKind, b.Name, "spec.policyName",
-				fmt.Sprintf("%s %q is not given: the binding does nothing", policies.ValidatingKind, b.Spec.PolicyName)))
-			continue
-		}
-		out = append(out, e.ruleWarnings(ctx, cat, at, policies.ValidatingBindingKind, b.Name, "spec.matchResources", b.Spec.MatchResources)...)
-		if w := paramWarning(set, p.Spec.ParamKind, b.Spec.ParamRef); w != "" {
-			out = append(out, at.warning(policies.ValidatingBindingKind, b.Name, "spec.paramRef", w))
-		}
+		out = append(out, e.bindingWarnings(ctx, cat, set, at, given, binding{kind: policies.ValidatingBindingKind, policyKind: policies.ValidatingKind,
+			name: b.Name, policy: b.Spec.PolicyName, match: b.Spec.MatchResources, paramRef: b.Spec.ParamRef})...)
 	}
 	for _, b := range set.MutatingBindings {
-		p, ok := mutating[b.Spec.PolicyName]
-		if !ok {
-			out = append(out, at.warning(policies.MutatingBindingKind, b.Name, "spec.policyName",
-				fmt.Sprintf("%s %q is not given: the binding does nothing", policies.MutatingKind, b.Spec.PolicyName)))
-			continue
-		}
-		out = append(out, e.ruleWarnings(ctx, cat, at, policies.MutatingBindingKind, b.Name, "spec.matchResources", b.Spec.MatchResources)...)
-		if w := paramWarning(set, p.Spec.ParamKind, b.Spec.ParamRef); w != "" {
-			out = append(out, at.warning(policies.MutatingBindingKind, b.Name, "spec.paramRef", w))
-		}
+		out = append(out, e.bindingWarnings(ctx, cat, set, at, given, binding{kind: policies.MutatingBindingKind, policyKind: policies.MutatingKind,
+			name: b.Name, policy: b.Spec.PolicyName, match: b.Spec.MatchResources, paramRef: b.Spec.ParamRef})...)
 	}
 	return out
 }
@@ -87,6 +71,29 @@ func (e *Environment) policyWarnings(ctx context.Context, cat *catalog.Catalog, 
 // resource served (by kube-apiserver, by a CRD known, or online by an
 // aggregated API): the policy or binding never matches through it.
 // Exclusions are not checked: one that excludes nothing changes nothing.
+// binding is what the warnings of a binding, validating or mutating,
+// read of it: its policy, what it matches, the param it names.
+type binding struct {
+	kind, policyKind, name, policy string
+	match                          *admissionregistrationv1.MatchResources
+	paramRef                       *admissionregistrationv1.ParamRef
+}
+
+// bindingWarnings are a binding's: its policy not given (it does
+// nothing), else the resources it matches and the param it names (given:
+// the policies of the set, with their paramKind).
+func (e *Environment) bindingWarnings(ctx context.Context, cat *catalog.Catalog, set *policies.Set, at placed, given map[string]*admissionregistrationv1.ParamKind, b binding) []string {
+	paramKind, ok := given[placeKey(b.policyKind, b.policy)]
+	if !ok {
+		return []string{at.warning(b.kind, b.name, "spec.policyName", fmt.Sprintf("%s %q is not given: the binding does nothing", b.policyKind, b.policy))}
+	}
+	out := e.ruleWarnings(ctx, cat, at, b.kind, b.name, "spec.matchResources", b.match)
+	if w := paramWarning(set, paramKind, b.paramRef); w != "" {
+		out = append(out, at.warning(b.kind, b.name, "spec.paramRef", w))
+	}
+	return out
+}
+
 func (e *Environment) ruleWarnings(ctx context.Context, cat *catalog.Catalog, at placed, kind, name, field string, m *admissionregistrationv1.MatchResources) []string {
 	if m == nil {
 		return nil
