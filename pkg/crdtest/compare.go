@@ -39,17 +39,24 @@ func matches(file string, line int, stored map[string]any, expectedText string, 
 	if reflect.DeepEqual(plain(got), plain(want)) {
 		return Result{Status: Passed}
 	}
-	gotYAML, _ := yaml.Marshal(got)
-	wantYAML, _ := yaml.Marshal(want)
-	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(string(wantYAML)), B: difflib.SplitLines(string(gotYAML)),
-		FromFile: "expected", ToFile: "stored", Context: 3,
-	})
+	diff := YAMLDiff(want, got, "expected", "stored")
 	msg := "the stored object is not the expected one"
 	for _, path := range missing(want, got, "") {
 		msg += "\n" + why.reason(path)
 	}
 	return Result{Status: Failed, Message: msg, Diff: diff}
+}
+
+// YAMLDiff is a unified diff of a and b written as YAML, named from and
+// to.
+func YAMLDiff(a, b any, from, to string) string {
+	aYAML, _ := yaml.Marshal(a)
+	bYAML, _ := yaml.Marshal(b)
+	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: difflib.SplitLines(string(aYAML)), B: difflib.SplitLines(string(bYAML)),
+		FromFile: from, ToFile: to, Context: 3,
+	})
+	return diff
 }
 
 // dropped is what tells why a field was not stored: the version the

@@ -33,7 +33,7 @@ func suitesOf(t *testing.T, docs ...string) []*Suite {
 func textOf(t *testing.T, results []Result, suites []*Suite) string {
 	t.Helper()
 	var out bytes.Buffer
-	if err := Write(&out, "text", Report{Cases: results, Summary: Summarize(results, suites)}, suites); err != nil {
+	if err := Write(&out, "text", Report{Cases: results, Summary: Summarize(results, GivenBy(suites))}, suites); err != nil {
 		t.Fatal(err)
 	}
 	return out.String()

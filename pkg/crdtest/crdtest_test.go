@@ -60,7 +60,7 @@ func TestBadInput(t *testing.T) {
 	}
 	// A suite that cannot run counts each of its cases as one that
 	// could not run (the misspelt key's suite has two).
-	s := Summarize(results, suites)
+	s := Summarize(results, GivenBy(suites))
 	if s != (Summary{Passed: 1, Failed: 1, Errors: 10, Suites: 7, CasesGiven: 12, SuitesGiven: 7}) {
 		t.Errorf("summary %+v", s)
 	}
@@ -76,7 +76,7 @@ func TestJUnitReadByAConsumer(t *testing.T) {
 	}
 	results := runner(t).Run(context.Background(), suites)
 	var out bytes.Buffer
-	if err := Write(&out, "junit", Report{Cases: results, Summary: Summarize(results, suites)}, suites); err != nil {
+	if err := Write(&out, "junit", Report{Cases: results, Summary: Summarize(results, GivenBy(suites))}, suites); err != nil {
 		t.Fatal(err)
 	}
 	read, err := junit.Ingest(out.Bytes())
@@ -113,7 +113,7 @@ tests:
 	}
 	results := runner(t).Run(context.Background(), suites)
 	var out bytes.Buffer
-	if err := Write(&out, "text", Report{Cases: results, Summary: Summarize(results, suites)}, suites); err != nil {
+	if err := Write(&out, "text", Report{Cases: results, Summary: Summarize(results, GivenBy(suites))}, suites); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -146,7 +146,7 @@ func TestFeatureGateSingular(t *testing.T) {
 	}
 	results := runner(t).Run(context.Background(), []*Suite{s})
 	var out bytes.Buffer
-	if err := Write(&out, "text", Report{Cases: results, Summary: Summarize(results, []*Suite{s})}, []*Suite{s}); err != nil {
+	if err := Write(&out, "text", Report{Cases: results, Summary: Summarize(results, GivenBy([]*Suite{s}))}, []*Suite{s}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(out.String(), "note: the feature gates of gated.yaml are not set here") {

@@ -27,14 +27,28 @@ type Summary struct {
 	SuitesGiven int `json:"suitesGiven"`
 }
 
-// Summarize counts results over suites.
-func Summarize(results []Result, suites []*Suite) Summary {
-	s := Summary{SuitesGiven: len(suites)}
+// Given counts the cases and suites read.
+type Given struct {
+	Cases, Suites int
+}
+
+// Add adds the counts of o.
+func (g Given) Add(o Given) Given { return Given{Cases: g.Cases + o.Cases, Suites: g.Suites + o.Suites} }
+
+// GivenBy counts the cases and suites of suites: a suite without cases
+// (one that cannot be read as a suite) stands for itself, as its result
+// does.
+func GivenBy(suites []*Suite) Given {
+	g := Given{Suites: len(suites)}
 	for _, suite := range suites {
-		// A suite without cases (one that cannot be read as a suite)
-		// stands for itself, as its result does.
-		s.CasesGiven += max(len(suite.caseNames()), 1)
+		g.Cases += max(len(suite.caseNames()), 1)
 	}
+	return g
+}
+
+// Summarize counts results, of the cases and suites given.
+func Summarize(results []Result, given Given) Summary {
+	s := Summary{CasesGiven: given.Cases, SuitesGiven: given.Suites}
 	ran := map[string]bool{}
 	for _, r := range results {
 		ran[r.File+"\x00"+r.Suite] = true
@@ -58,6 +72,9 @@ type Report struct {
 	KubernetesVersion string   `json:"kubernetesVersion"`
 	Cases             []Result `json:"cases"`
 	Summary           Summary  `json:"summary"`
+	// Notes say what was read and left alone (the results of Kyverno's
+	// own policies in a Kyverno Test).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Write writes results in format: text (a line per case that did not
@@ -74,6 +91,9 @@ func Write(w io.Writer, format string, rep Report, suites []*Suite) error {
 		return writeJUnit(w, rep.Cases)
 	}
 	var b strings.Builder
+	for _, n := range rep.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
 	ranOn := variantsUsed(rep.Cases)
 	for _, v := range ranOn {
 		fmt.Fprintf(&b, "%s: suite %q ran against %s\n", v.file, v.suite, v.crd)

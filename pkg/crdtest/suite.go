@@ -137,6 +137,11 @@ func Read(paths []string, src manifest.Sources) ([]*Suite, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Suites(docs), nil
+}
+
+// Suites are the suites among docs (see Read).
+func Suites(docs []manifest.Document) []*Suite {
 	var suites []*Suite
 	for i := range docs {
 		d := &docs[i]
@@ -148,7 +153,7 @@ func Read(paths []string, src manifest.Sources) ([]*Suite, error) {
 		}
 		suites = append(suites, decode(d))
 	}
-	return suites, nil
+	return suites
 }
 
 // decode reads one suite document, strictly, with the line of each case.

@@ -17,7 +17,7 @@ import (
 // RESTConfig returns the cluster's client config, with an error that says
 // what to do when there is no kubeconfig at all.
 func (f *Factory) RESTConfig() (*rest.Config, error) {
-	if f.noClusterConfigured() {
+	if f.NoClusterConfigured() {
 		return nil, ErrNoCluster
 	}
 	config, err := f.ConfigFlags.ToRESTConfig()
@@ -35,10 +35,10 @@ func (f *Factory) RESTConfig() (*rest.Config, error) {
 // ErrNoCluster is RESTConfig's error when no kubeconfig names a cluster.
 var ErrNoCluster = errors.New("no cluster configured: no kubeconfig was found (set KUBECONFIG or --kubeconfig), or use --crds PATH to read CRDs from files")
 
-// noClusterConfigured tells whether nothing names a cluster: no cluster in
+// NoClusterConfigured tells whether nothing names a cluster: no cluster in
 // any kubeconfig, no --server, and not running in a pod. (kubectl then
 // tries localhost:8080, which is never what a plugin user means.)
-func (f *Factory) noClusterConfigured() bool {
+func (f *Factory) NoClusterConfigured() bool {
 	if s := f.ConfigFlags.APIServer; s != nil && *s != "" {
 		return false
 	}

@@ -28,6 +28,11 @@ func (e *Environment) ReadPolicies(ctx context.Context, cat *catalog.Catalog, pa
 	if err != nil {
 		return nil, err
 	}
+	return e.PolicySet(ctx, cat, docs)
+}
+
+// PolicySet is ReadPolicies of documents already read.
+func (e *Environment) PolicySet(ctx context.Context, cat *catalog.Catalog, docs []manifest.Document) (*policies.Set, error) {
 	set := &policies.Set{}
 	at := placed{}
 	for i := range docs {
