@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 	"github.com/kubectl-crd/kubectl-crd/pkg/crdtest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/report"
@@ -38,11 +39,17 @@ type Runner struct {
 // per expected result and resource (a Test that cannot run, one result
 // standing for its cases). Notes say what was left alone: the results of
 // Kyverno's own policies, the fields of the format that are Kyverno's.
+//
+// Tests run together (each has its own chains, and a chain's start is
+// mostly a wait), their results in the order of the Tests.
 func (r *Runner) Run(ctx context.Context, tests []*Test) (results []crdtest.Result, notes []string) {
-	for _, t := range tests {
-		out, said := r.runTest(ctx, t)
-		results = append(results, out...)
-		notes = append(notes, said...)
+	outs, saids := make([][]crdtest.Result, len(tests)), make([][]string, len(tests))
+	parallel.On(len(tests), len(tests), func(i int) {
+		outs[i], saids[i] = r.runTest(ctx, tests[i])
+	})
+	for i := range tests {
+		results = append(results, outs[i]...)
+		notes = append(notes, saids[i]...)
 	}
 	return results, notes
 }
@@ -81,6 +88,13 @@ func (r *Runner) runTest(ctx context.Context, t *Test) ([]crdtest.Result, []stri
 	notes = append(notes, fx.notes...)
 	a := newAdmissions(r, fx)
 	defer a.close()
+	var ours []string
+	for _, res := range t.Results {
+		if (fx.validating(res.Policy) != nil || fx.mutating(res.Policy) != nil) && !slices.Contains(ours, res.Policy) {
+			ours = append(ours, res.Policy)
+		}
+	}
+	a.start(ctx, ours)
 	var out []crdtest.Result
 	var kyverno []string
 	for _, res := range t.Results {

@@ -2,10 +2,15 @@ package policytest
 
 import (
 	"context"
+	"sync"
+
+	"fmt"
 	"maps"
 	"slices"
-	"fmt"
 	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/internal/memo"
+	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/crdtest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
@@ -22,36 +27,54 @@ const (
 )
 
 // admissions answers the results of one Test: a chain of the server's
-// policy plugins per policy (the policy, its bindings, the params and
-// namespaces), a probe per policy (see probe), and one of every mutating
-// policy (what patchedResources is compared with), each started when
-// first needed and closed with the Test.
+// policy plugins per policy (see only) and a probe per policy (see
+// probe), started together before the first answer (a chain waits a
+// moment for its informers; together they wait once), closed with the
+// Test.
 type admissions struct {
 	r      *Runner
 	fx     *fixture
-	chains map[string]*policies.Chain
-	errs   map[string]error
+	chains memo.Map[string, *policies.Chain]
+	mu     sync.Mutex
+	keys   []string
 }
 
 func newAdmissions(r *Runner, fx *fixture) *admissions {
-	return &admissions{r: r, fx: fx, chains: map[string]*policies.Chain{}, errs: map[string]error{}}
+	return &admissions{r: r, fx: fx}
 }
 
 func (a *admissions) close() {
-	for _, c := range a.chains {
-		c.Close()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, k := range a.keys {
+		if c, ok := a.chains.Known(k); ok {
+			c.Close()
+		}
 	}
+}
+
+// start starts the chains of the policies named, together.
+func (a *admissions) start(ctx context.Context, names []string) {
+	parallel.On(2*len(names), 2*len(names), func(i int) {
+		policy := names[i/2]
+		validating := a.fx.validating(policy) != nil
+		if i%2 == 0 {
+			_, _ = a.chain(ctx, "policy/"+policy, func() *policies.Set { return a.only(policy) })
+		} else {
+			_, _ = a.chain(ctx, "probe/"+policy, func() *policies.Set { return a.probe(policy, validating) })
+		}
+	})
 }
 
 // chain is the chain of the set key names, started from make the first
 // time.
 func (a *admissions) chain(ctx context.Context, key string, make func() *policies.Set) (*policies.Chain, error) {
-	if c, ok := a.chains[key]; ok || a.errs[key] != nil {
-		return c, a.errs[key]
-	}
-	c, err := a.r.Env.StartAdmission(ctx, a.r.Env.Catalog, make(), a.fx.user, nil)
-	a.chains[key], a.errs[key] = c, err
-	return c, err
+	return a.chains.Get(key, func() (*policies.Chain, error) {
+		a.mu.Lock()
+		a.keys = append(a.keys, key)
+		a.mu.Unlock()
+		return a.r.Env.StartAdmission(ctx, a.r.Env.Catalog, make(), a.fx.user, nil)
+	})
 }
 
 // answer answers one result for the resource name: fail when the policy
@@ -85,13 +108,13 @@ func (a *admissions) answer(ctx context.Context, t *Test, res Result, name strin
 		errored("no resource %s of kind %s among the Test's resources", name, res.Kind)
 		return
 	}
-	got, detail, err := a.verdict(ctx, res.Policy, vap != nil, obj)
+	got, detail, checked, err := a.verdict(ctx, res.Policy, vap != nil, obj)
 	if err != nil {
 		errored("%s: %v", name, err)
 		return
 	}
 	if got == want && got == pass && mp != nil && res.patched() != "" {
-		a.comparePatched(ctx, t, res, obj, c)
+		a.comparePatched(t, res, obj, checked.Mutation, c)
 		return
 	}
 	if got == want {
@@ -105,38 +128,36 @@ func (a *admissions) answer(ctx context.Context, t *Test, res Result, name strin
 }
 
 // verdict is the server's answer for policy on obj: the object checked
-// through the chain of the policy alone, then, where it is admitted,
+// through the policy's chain (see only), then, where it is admitted,
 // through its probe, which denies exactly the objects the policy is
-// evaluated for.
-func (a *admissions) verdict(ctx context.Context, policy string, validating bool, obj object) (verdict, detail string, err error) {
-	key := "policy/" + policy
-	chain, err := a.chain(ctx, key, func() *policies.Set { return a.only(policy) })
+// evaluated for. checked is the first check's result.
+func (a *admissions) verdict(ctx context.Context, policy string, validating bool, obj object) (verdict, detail string, checked validate.ObjectResult, err error) {
+	chain, err := a.chain(ctx, "policy/"+policy, func() *policies.Set { return a.only(policy) })
 	if err != nil {
-		return "", "", err
+		return "", "", checked, err
 	}
-	res, err := a.check(ctx, obj, chain)
-	if err != nil {
-		return "", "", err
+	if checked, err = a.check(ctx, obj, chain); err != nil {
+		return "", "", checked, err
 	}
-	denied, others := split(res, policy)
+	denied, others := split(checked, policy)
 	switch {
 	case len(denied) > 0:
-		return fail, strings.Join(denied, "; "), nil
+		return fail, strings.Join(denied, "; "), checked, nil
 	case len(others) > 0:
-		return "", "", fmt.Errorf("the server refuses the object before the policy's answer: %s", strings.Join(others, "; "))
+		return "", "", checked, fmt.Errorf("the server refuses the object before the policy's answer: %s", strings.Join(others, "; "))
 	}
 	probe, err := a.chain(ctx, "probe/"+policy, func() *policies.Set { return a.probe(policy, validating) })
 	if err != nil {
-		return "", "", fmt.Errorf("probing %s: %w", policy, err)
+		return "", "", checked, fmt.Errorf("probing %s: %w", policy, err)
 	}
 	matched, err := a.check(ctx, obj, probe)
 	if err != nil {
-		return "", "", err
+		return "", "", checked, err
 	}
 	if probed, _ := split(matched, policy); len(probed) == 0 {
-		return skip, a.whySkipped(policy, validating), nil
+		return skip, a.whySkipped(policy, validating), checked, nil
 	}
-	return pass, admittedWith(res, policy), nil
+	return pass, admittedWith(checked, policy), checked, nil
 }
 
 // check checks obj as a create through chain, as validate --policies
@@ -226,11 +247,14 @@ func (a *admissions) whySkipped(policy string, validating bool) string {
 	return "the policy's matchConstraints and matchConditions, and its bindings' matchResources, do not all match the object"
 }
 
-// only is the set of policy alone: it, its bindings, and every param and
-// namespace.
+// only is the set a result of policy is answered with: it and its
+// bindings, every mutating policy of the Test with its bindings (on the
+// server they change the object before a validating policy sees it),
+// and every param and namespace. (Not the other validating policies: the
+// server names only the first denial, and a result is one policy's.)
 func (a *admissions) only(policy string) *policies.Set {
 	set := a.fx.set
-	out := &policies.Set{Params: set.Params, Namespaces: set.Namespaces}
+	out := &policies.Set{Params: set.Params, Namespaces: set.Namespaces, Mutating: set.Mutating, MutatingBindings: set.MutatingBindings}
 	for _, p := range set.Validating {
 		if p.Name == policy {
 			out.Validating = append(out.Validating, p)
@@ -241,51 +265,54 @@ func (a *admissions) only(policy string) *policies.Set {
 			out.ValidatingBindings = append(out.ValidatingBindings, b)
 		}
 	}
-	for _, p := range set.Mutating {
-		if p.Name == policy {
-			out.Mutating = append(out.Mutating, p)
-		}
-	}
-	for _, b := range set.MutatingBindings {
-		if b.Spec.PolicyName == policy {
-			out.MutatingBindings = append(out.MutatingBindings, b)
-		}
-	}
 	return out
 }
 
-// probe is a ValidatingAdmissionPolicy that the server evaluates for
-// exactly the objects it evaluates policy for, and that denies each: the
-// policy's paramKind, matchConstraints, matchConditions, variables and
-// failurePolicy with one validation, false; its bindings, with their
-// paramRefs and matchResources, denying. A mutating policy's probe is
-// made of the same parts of it.
+// probe is a set that denies exactly the objects the server evaluates
+// policy for: a ValidatingAdmissionPolicy with the policy's paramKind,
+// matchConstraints, matchConditions, variables and failurePolicy and one
+// validation, false; bindings of it with the policy's bindings' names,
+// paramRefs and matchResources, denying. A validating policy's probe
+// stands beside the Test's mutating policies, as the policy does; a
+// mutating policy's alone, as it sees the object before the others'
+// changes.
 func (a *admissions) probe(policy string, validating bool) *policies.Set {
-	only := a.only(policy)
-	out := &policies.Set{Params: only.Params, Namespaces: only.Namespaces}
+	set := a.fx.set
+	out := &policies.Set{Params: set.Params, Namespaces: set.Namespaces}
 	denies := []admissionregistrationv1.Validation{{Expression: "false", Message: "evaluated"}}
 	deny := []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}
 	if validating {
-		for _, p := range only.Validating {
-			p = p.DeepCopy()
-			p.Spec.Validations, p.Spec.AuditAnnotations = denies, nil
-			out.Validating = append(out.Validating, p)
+		out.Mutating, out.MutatingBindings = set.Mutating, set.MutatingBindings
+		for _, p := range set.Validating {
+			if p.Name == policy {
+				p = p.DeepCopy()
+				p.Spec.Validations, p.Spec.AuditAnnotations = denies, nil
+				out.Validating = append(out.Validating, p)
+			}
 		}
-		for _, b := range only.ValidatingBindings {
-			b = b.DeepCopy()
-			b.Spec.ValidationActions = deny
-			out.ValidatingBindings = append(out.ValidatingBindings, b)
+		for _, b := range set.ValidatingBindings {
+			if b.Spec.PolicyName == policy {
+				b = b.DeepCopy()
+				b.Spec.ValidationActions = deny
+				out.ValidatingBindings = append(out.ValidatingBindings, b)
+			}
 		}
 		return out
 	}
-	for _, m := range only.Mutating {
+	for _, m := range set.Mutating {
+		if m.Name != policy {
+			continue
+		}
 		p := &admissionregistrationv1.ValidatingAdmissionPolicy{}
 		p.Name = m.Name
 		p.Spec = admissionregistrationv1.ValidatingAdmissionPolicySpec{ParamKind: m.Spec.ParamKind, MatchConstraints: m.Spec.MatchConstraints,
 			MatchConditions: m.Spec.MatchConditions, Variables: m.Spec.Variables, FailurePolicy: m.Spec.FailurePolicy, Validations: denies}
 		out.Validating = append(out.Validating, p.DeepCopy())
 	}
-	for _, mb := range only.MutatingBindings {
+	for _, mb := range set.MutatingBindings {
+		if mb.Spec.PolicyName != policy {
+			continue
+		}
 		b := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
 		b.Name = mb.Name
 		b.Spec = admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: mb.Spec.PolicyName, ParamRef: mb.Spec.ParamRef,

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
@@ -94,6 +95,10 @@ func Start(opts Options) (c *Cluster, err error) {
 		}
 	}()
 
+	// The server compiles its admission policies anew every second; a
+	// test that installs policies then waits for them. A tenth of that
+	// changes when they take effect, not what they answer.
+	cleanups = append(cleanups, generic.SetPolicyRefreshIntervalForTests(100*time.Millisecond))
 	etcd, etcdURL, err := startEtcd(dir)
 	if err != nil {
 		return nil, err
