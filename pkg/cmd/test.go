@@ -41,7 +41,7 @@ type TestOptions struct {
 	// Kyverno Test of built-in kinds needs none; a suite's CRD is then
 	// looked for in --crds only).
 	noCluster bool
-	runErr error
+	runErr    error
 }
 
 // NewCmdTest makes kubectl crd test.

@@ -33,7 +33,9 @@ type Given struct {
 }
 
 // Add adds the counts of o.
-func (g Given) Add(o Given) Given { return Given{Cases: g.Cases + o.Cases, Suites: g.Suites + o.Suites} }
+func (g Given) Add(o Given) Given {
+	return Given{Cases: g.Cases + o.Cases, Suites: g.Suites + o.Suites}
+}
 
 // GivenBy counts the cases and suites of suites: a suite without cases
 // (one that cannot be read as a suite) stands for itself, as its result
