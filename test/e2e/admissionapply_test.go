@@ -231,9 +231,6 @@ func applyPolicies(t *testing.T, path, ns string) error {
 	for {
 		err := probe()
 		if err == nil {
-			// The informers of the other params start when their
-			// policies are first used: a moment more.
-			time.Sleep(2 * time.Second)
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -276,7 +273,7 @@ func serverApplyAnswers(t *testing.T, objects []*unstructured.Unstructured, ns s
 			if namespace == "" {
 				namespace = ns
 			}
-			_, err = client.Resource(gvr).Namespace(namespace).Create(ctx, o.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
+			_, err = createOnceAdmissionReady(ctx, client.Resource(gvr).Namespace(namespace), o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
 		}
 		out = append(out, refusal(err))
 	}
