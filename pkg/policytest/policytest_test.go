@@ -168,6 +168,57 @@ spec: {policyName: p, validationActions: [Deny]}
 	}
 }
 
+// TestMessage: a result's message must be in the server's message for
+// it: the denial's, or the warning of a Warn binding.
+func TestMessage(t *testing.T) {
+	policy := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+  validations:
+  - expression: "!has(object.data) || !('bad' in object.data)"
+    message: "no key named bad"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: p}
+spec: {policyName: p, validationActions: [ACTION]}
+`
+	objects := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {bad: x}\n"
+	for _, tt := range []struct {
+		action, result, message string
+		want                    string
+	}{
+		{"Deny", "fail", "no key named bad", crdtest.Passed},
+		{"Deny", "fail", "named", crdtest.Passed},
+		{"Deny", "fail", "no key named good", crdtest.Failed},
+		{"Warn", "pass", "no key named bad", crdtest.Passed},
+		{"Warn", "pass", "something else", crdtest.Failed},
+	} {
+		dir := t.TempDir()
+		files := map[string]string{
+			"policy.yaml":    strings.Replace(policy, "ACTION", tt.action, 1),
+			"resources.yaml": objects,
+			"kyverno-test.yaml": "apiVersion: cli.kyverno.io/v1alpha1\nkind: Test\nmetadata: {name: m}\npolicies: [policy.yaml]\nresources: [resources.yaml]\nresults:\n" +
+				fmt.Sprintf("- {policy: p, kind: ConfigMap, resources: [cm], result: %s, message: %q}\n", tt.result, tt.message),
+		}
+		for name, text := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		results, _, _ := run(t, dir)
+		if len(results) != 1 || results[0].Status != tt.want {
+			t.Errorf("%s, %s, message %q: %+v, want %s", tt.action, tt.result, tt.message, results, tt.want)
+		} else if tt.want == crdtest.Failed && !strings.Contains(results[0].Message, "no key named bad") {
+			t.Errorf("%s, message %q: the failure does not show the server's message: %s", tt.action, tt.message, results[0].Message)
+		}
+	}
+}
+
 func TestResolve(t *testing.T) {
 	for _, tt := range []struct{ test, path, want string }{
 		{filepath.Join("tests", "a", "kyverno-test.yaml"), "policy.yaml", filepath.Join("tests", "a", "policy.yaml")},

@@ -80,6 +80,9 @@ type Result struct {
 	// the mutating policies leave it.
 	PatchedResource  string `json:"patchedResource,omitempty"`
 	PatchedResources string `json:"patchedResources,omitempty"`
+	// Message, when given, is in the server's message for the result:
+	// its denial, or what an admitted object is warned of.
+	Message string `json:"message,omitempty"`
 	// Kyverno's generate rules.
 	GeneratedResource   string `json:"generatedResource,omitempty"`
 	CloneSourceResource string `json:"cloneSourceResource,omitempty"`

@@ -113,6 +113,10 @@ func (a *admissions) answer(ctx context.Context, t *Test, res Result, name strin
 		errored("%s: %v", name, err)
 		return
 	}
+	if got == want && res.Message != "" && !strings.Contains(detail, res.Message) {
+		c.Status, c.Message = crdtest.Failed, fmt.Sprintf("%s as expected, but the message %q is not in the server's: %s", got, res.Message, orNone(detail))
+		return
+	}
 	if got == want && got == pass && mp != nil && res.patched() != "" {
 		a.comparePatched(t, res, obj, checked.Mutation, c)
 		return
@@ -125,6 +129,13 @@ func (a *admissions) answer(ctx context.Context, t *Test, res Result, name strin
 	if detail != "" {
 		c.Message += ": " + detail
 	}
+}
+
+func orNone(message string) string {
+	if message == "" {
+		return "(none)"
+	}
+	return message
 }
 
 // verdict is the server's answer for policy on obj: the object checked

@@ -53,6 +53,7 @@ type kyvernoTest struct {
 		Result           string   `json:"result"`
 		Status           string   `json:"status"`
 		PatchedResources string   `json:"patchedResources"`
+		Message          string   `json:"message"`
 	} `json:"results"`
 }
 
@@ -88,8 +89,12 @@ func TestKyvernoTestsAsTheServer(t *testing.T) {
 					want = r.Status
 				}
 				for _, name := range resultNames(r.Resources, r.Resource, r.Namespace) {
-					if got := answers[resultKey{i, name}]; strings.SplitN(got, ":", 2)[0] != want {
+					got := answers[resultKey{i, name}]
+					if strings.SplitN(got, ":", 2)[0] != want {
 						t.Errorf("result %d, %s %s: the file expects %s, the server answers %s", i, r.Policy, name, want, got)
+					}
+					if r.Message != "" && !strings.Contains(got, r.Message) {
+						t.Errorf("result %d, %s %s: the file expects the message %q, the server answers %s", i, r.Policy, name, r.Message, got)
 					}
 				}
 			}
