@@ -273,7 +273,7 @@ func serverApplyAnswers(t *testing.T, objects []*unstructured.Unstructured, ns s
 			if namespace == "" {
 				namespace = ns
 			}
-			_, err = createOnceAdmissionReady(ctx, client.Resource(gvr).Namespace(namespace), o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
+			_, err = createOnceReady(ctx, client.Resource(gvr).Namespace(namespace), o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
 		}
 		out = append(out, refusal(err))
 	}

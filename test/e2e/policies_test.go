@@ -401,7 +401,7 @@ func serverPolicyAnswers(t *testing.T, base *rest.Config, objects, updates []*un
 	var out []policyAnswer
 	for _, o := range objects {
 		rec.reset()
-		got, err := resource(o).Create(ctx, o.DeepCopy(), metav1.CreateOptions{DryRun: dry, FieldValidation: "Strict"})
+		got, err := createOnceReady(ctx, resource(o), o, metav1.CreateOptions{DryRun: dry, FieldValidation: "Strict"})
 		out = append(out, serverAnswer(got, err, rec.list()))
 	}
 	for i, o := range updates {

@@ -458,7 +458,7 @@ func (s *serverPolicies) dryRuns(t *testing.T, objects []*unstructured.Unstructu
 	out := make([]answer, len(objects))
 	for i, o := range objects {
 		s.warnings.take()
-		got, err := createOnceAdmissionReady(context.Background(), s.resourceAs(t, o, s.user), o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
+		got, err := createOnceReady(context.Background(), s.resourceAs(t, o, s.user), o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
 		out[i].err, out[i].warnings = err, s.warnings.take()
 		if got != nil {
 			out[i].obj = got.Object
