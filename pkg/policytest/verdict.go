@@ -2,21 +2,16 @@ package policytest
 
 import (
 	"context"
-	"sync"
-
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
+	"sync"
 
 	"github.com/kubectl-crd/kubectl-crd/internal/memo"
 	"github.com/kubectl-crd/kubectl-crd/internal/parallel"
-
 	"github.com/kubectl-crd/kubectl-crd/pkg/crdtest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/policies"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 )
 
 // The results a Test expects.
@@ -131,13 +126,6 @@ func (a *admissions) answer(ctx context.Context, t *Test, res Result, name strin
 	}
 }
 
-func orNone(message string) string {
-	if message == "" {
-		return "(none)"
-	}
-	return message
-}
-
 // verdict is the server's answer for policy on obj: the object checked
 // through the policy's chain (see only), then, where it is admitted,
 // through its probe, which denies exactly the objects the policy is
@@ -191,144 +179,4 @@ func (a *admissions) check(ctx context.Context, obj object, chain *policies.Chai
 		return res, fmt.Errorf("not checked: %s (give its CRD with --crds)", res.Reason)
 	}
 	return res, nil
-}
-
-// split parts an object's errors into the denials of policy and the
-// others (the strategy's refusal).
-func split(res validate.ObjectResult, policy string) (denied, others []string) {
-	for _, p := range res.Errors {
-		msg := p.Message
-		if p.Field != "" && !strings.HasPrefix(msg, p.Field) {
-			msg = p.Field + ": " + msg
-		}
-		if p.Policy == policy {
-			denied = append(denied, msg)
-		} else {
-			others = append(others, msg)
-		}
-	}
-	return denied, others
-}
-
-// admittedWith says what an admitted object carries from policy: its
-// warnings (a Warn action) and audit annotations (Audit).
-func admittedWith(res validate.ObjectResult, policy string) string {
-	var with []string
-	for _, w := range res.Warnings {
-		if w.Policy == policy {
-			with = append(with, "warning: "+w.Message)
-		}
-	}
-	// An Audit action's failures are one annotation, a JSON list naming
-	// each policy; a policy's auditAnnotations are keyed by its name.
-	keys := slices.Sorted(maps.Keys(res.Audit))
-	for _, k := range keys {
-		v := res.Audit[k]
-		if strings.HasPrefix(k, policy+"/") || strings.Contains(v, `"policy":"`+policy+`"`) {
-			with = append(with, "audit annotation "+k+": "+v)
-		}
-	}
-	if len(with) == 0 {
-		return ""
-	}
-	return "admitted, with " + strings.Join(with, "; ")
-}
-
-// whySkipped says why the server did not evaluate policy: it has no
-// binding, or none of its bindings (nor its matchConstraints and
-// matchConditions) match the object.
-func (a *admissions) whySkipped(policy string, validating bool) string {
-	n := 0
-	if validating {
-		for _, b := range a.fx.set.ValidatingBindings {
-			if b.Spec.PolicyName == policy {
-				n++
-			}
-		}
-	} else {
-		for _, b := range a.fx.set.MutatingBindings {
-			if b.Spec.PolicyName == policy {
-				n++
-			}
-		}
-	}
-	if n == 0 {
-		return "the policy has no binding among the Test's policies, and the server applies a policy only through a binding"
-	}
-	return "the policy's matchConstraints and matchConditions, and its bindings' matchResources, do not all match the object"
-}
-
-// only is the set a result of policy is answered with: it and its
-// bindings, every mutating policy of the Test with its bindings (on the
-// server they change the object before a validating policy sees it),
-// and every param and namespace. (Not the other validating policies: the
-// server names only the first denial, and a result is one policy's.)
-func (a *admissions) only(policy string) *policies.Set {
-	set := a.fx.set
-	out := &policies.Set{Params: set.Params, Namespaces: set.Namespaces, Mutating: set.Mutating, MutatingBindings: set.MutatingBindings}
-	for _, p := range set.Validating {
-		if p.Name == policy {
-			out.Validating = append(out.Validating, p)
-		}
-	}
-	for _, b := range set.ValidatingBindings {
-		if b.Spec.PolicyName == policy {
-			out.ValidatingBindings = append(out.ValidatingBindings, b)
-		}
-	}
-	return out
-}
-
-// probe is a set that denies exactly the objects the server evaluates
-// policy for: a ValidatingAdmissionPolicy with the policy's paramKind,
-// matchConstraints, matchConditions, variables and failurePolicy and one
-// validation, false; bindings of it with the policy's bindings' names,
-// paramRefs and matchResources, denying. A validating policy's probe
-// stands beside the Test's mutating policies, as the policy does; a
-// mutating policy's alone, as it sees the object before the others'
-// changes.
-func (a *admissions) probe(policy string, validating bool) *policies.Set {
-	set := a.fx.set
-	out := &policies.Set{Params: set.Params, Namespaces: set.Namespaces}
-	denies := []admissionregistrationv1.Validation{{Expression: "false", Message: "evaluated"}}
-	deny := []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}
-	if validating {
-		out.Mutating, out.MutatingBindings = set.Mutating, set.MutatingBindings
-		for _, p := range set.Validating {
-			if p.Name == policy {
-				p = p.DeepCopy()
-				p.Spec.Validations, p.Spec.AuditAnnotations = denies, nil
-				out.Validating = append(out.Validating, p)
-			}
-		}
-		for _, b := range set.ValidatingBindings {
-			if b.Spec.PolicyName == policy {
-				b = b.DeepCopy()
-				b.Spec.ValidationActions = deny
-				out.ValidatingBindings = append(out.ValidatingBindings, b)
-			}
-		}
-		return out
-	}
-	for _, m := range set.Mutating {
-		if m.Name != policy {
-			continue
-		}
-		p := &admissionregistrationv1.ValidatingAdmissionPolicy{}
-		p.Name = m.Name
-		p.Spec = admissionregistrationv1.ValidatingAdmissionPolicySpec{ParamKind: m.Spec.ParamKind, MatchConstraints: m.Spec.MatchConstraints,
-			MatchConditions: m.Spec.MatchConditions, Variables: m.Spec.Variables, FailurePolicy: m.Spec.FailurePolicy, Validations: denies}
-		out.Validating = append(out.Validating, p.DeepCopy())
-	}
-	for _, mb := range set.MutatingBindings {
-		if mb.Spec.PolicyName != policy {
-			continue
-		}
-		b := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
-		b.Name = mb.Name
-		b.Spec = admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: mb.Spec.PolicyName, ParamRef: mb.Spec.ParamRef,
-			MatchResources: mb.Spec.MatchResources, ValidationActions: deny}
-		out.ValidatingBindings = append(out.ValidatingBindings, b.DeepCopy())
-	}
-	return out
 }
