@@ -115,6 +115,7 @@ func TestAdmissionAsApplied(t *testing.T) {
 	}
 }
 
+// readObjects reads the objects of a file.
 func readObjects(t *testing.T, path string) []*unstructured.Unstructured {
 	t.Helper()
 	docs, err := manifest.ReadPaths([]string{path}, false, nil)

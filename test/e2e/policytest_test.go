@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -297,27 +296,12 @@ func newServerPolicies(t *testing.T) *serverPolicies {
 
 var admissionV1 = schema.GroupVersion{Group: "admissionregistration.k8s.io", Version: "v1"}
 
-// objects reads the objects of the Test's files.
+// objectsOf reads the objects of the Test's files.
 func objectsOf(t *testing.T, dir string, files ...string) []*unstructured.Unstructured {
 	t.Helper()
-	var paths []string
-	for _, f := range files {
-		paths = append(paths, filepath.Join(dir, f))
-	}
-	if len(paths) == 0 {
-		return nil
-	}
-	docs, err := manifest.ReadPaths(paths, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []*unstructured.Unstructured
-	for i := range docs {
-		obj, err := docs[i].TakeObject()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, &unstructured.Unstructured{Object: obj})
+	for _, f := range files {
+		out = append(out, readObjects(t, filepath.Join(dir, f))...)
 	}
 	return out
 }
