@@ -192,3 +192,20 @@ func TestRunAsTheUser(t *testing.T) {
 func userNamed(name string) user.Info {
 	return &user.DefaultInfo{Name: name, Groups: []string{user.AllAuthenticated}}
 }
+
+// TestCloseOnceUnderConcurrentCallers: a chain closed by several
+// callers at once (an editor's environment replaced while a check ends)
+// closes once: no second close of its channel, and Done is closed.
+func TestCloseOnceUnderConcurrentCallers(t *testing.T) {
+	c := startConfigMapPolicies(t, "")
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(c.Close)
+	}
+	wg.Wait()
+	select {
+	case <-c.Done():
+	default:
+		t.Error("Done is not closed after Close")
+	}
+}
