@@ -117,7 +117,9 @@ func (a *admissions) answer(ctx context.Context, t *Test, res Result, name strin
 		return
 	}
 	if got == want {
-		c.Status = crdtest.Passed
+		// The server's words stay with a case as expected too (a
+		// denial; a Warn binding's warning, an Audit's annotation).
+		c.Status, c.Message = crdtest.Passed, detail
 		return
 	}
 	c.Status, c.Message = crdtest.Failed, fmt.Sprintf("expected %s, got %s", want, got)
