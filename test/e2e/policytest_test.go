@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -232,7 +231,7 @@ type serverPolicies struct {
 	client   dynamic.Interface
 	mapper   meta.RESTMapper
 	round    int
-	warnings *warnings
+	warnings *warningRecorder
 	// user sends the dry-run creates: the Test's userinfo, impersonated
 	// (nil: the test cluster's user).
 	user dynamic.Interface
@@ -258,30 +257,9 @@ func (s *serverPolicies) as(t *testing.T, dir, userInfo string) {
 	s.user = client
 }
 
-// warnings keeps the warnings of the server's answers.
-type warnings struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (w *warnings) HandleWarningHeader(_ int, _ string, text string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.list = append(w.list, text)
-}
-
-// take returns the warnings kept, and forgets them.
-func (w *warnings) take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := w.list
-	w.list = nil
-	return out
-}
-
 func newServerPolicies(t *testing.T) *serverPolicies {
 	config := rest.CopyConfig(testCluster.Config)
-	w := &warnings{}
+	w := &warningRecorder{}
 	config.WarningHandler = w
 	client, err := dynamic.NewForConfig(config)
 	if err != nil {
@@ -441,9 +419,9 @@ func (s *serverPolicies) dryRuns(t *testing.T, objects []*unstructured.Unstructu
 	t.Helper()
 	out := make([]answer, len(objects))
 	for i, o := range objects {
-		s.warnings.take()
+		s.warnings.reset()
 		got, err := createOnceReady(context.Background(), s.resourceAs(t, o, s.user), o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
-		out[i].err, out[i].warnings = err, s.warnings.take()
+		out[i].err, out[i].warnings = err, s.warnings.list()
 		if got != nil {
 			out[i].obj = got.Object
 		}
