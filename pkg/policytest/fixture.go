@@ -122,18 +122,9 @@ func (r *Runner) namespaced(gvk schema.GroupVersionKind) bool {
 }
 
 // read reads the documents of a file a Test names; one that cannot be
-// read is an error at its place.
+// read is an error at its place (ReadPaths is strict).
 func (r *Runner) read(t *Test, p string) ([]manifest.Document, error) {
-	docs, err := manifest.ReadPaths([]string{resolve(t.File, p)}, true, r.Sources)
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range docs {
-		if d.Err != nil {
-			return nil, d.Err
-		}
-	}
-	return docs, nil
+	return manifest.ReadPaths([]string{resolve(t.File, p)}, true, r.Sources)
 }
 
 // namespaces are the namespaces a Test's Values give (variables: a file,
