@@ -176,7 +176,9 @@ func (o *TestOptions) Run(ctx context.Context) error {
 		for _, n := range notes {
 			fmt.Fprintf(o.f.Streams.ErrOut, "note: %s\n", n)
 		}
-		return fmt.Errorf("nothing to run in %s: the Tests' results are all of Kyverno's own policies", strings.Join(o.paths, ", "))
+		// The notes say what was left alone (Kyverno's own policies);
+		// a Test without results, or suites without cases, say nothing.
+		return fmt.Errorf("nothing to run in %s: no case of a CRD suite and no result of an admission policy", strings.Join(o.paths, ", "))
 	}
 	given := crdtest.GivenBy(suites).Add(policytest.Given(tests))
 	rep := crdtest.Report{KubernetesVersion: kubeversion.OrNewest(o.kube).String(), Cases: results, Summary: crdtest.Summarize(results, given), Notes: notes}
