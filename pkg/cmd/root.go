@@ -56,6 +56,9 @@ them: printer columns, schema documentation, validation and OpenAPI.`,
 		if err := f.ResolveAskedVersion(); err != nil {
 			return &UsageError{Err: err}
 		}
+		if err := f.CheckSourceFlags(); err != nil {
+			return &UsageError{Err: err}
+		}
 		quietServerLogs()
 		if err := prof.Start(); err != nil {
 			return err

@@ -129,6 +129,7 @@ func (o *ValidateOptions) Validate() error {
 // results come.
 func (o *ValidateOptions) Run(ctx context.Context) error {
 	var err error
+	o.f.NoCluster = o.Offline
 	if o.env, o.kube, err = o.f.Environment(o.Offline, o.Old); err != nil {
 		return err
 	}

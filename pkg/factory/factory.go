@@ -60,6 +60,9 @@ type Factory struct {
 	cleanups  []func()
 
 	sourceFlags sourceFlags
+	// NoCluster is a verb's --offline: sources then read nothing from
+	// the cluster either (flux:'s substituteFrom).
+	NoCluster   bool
 	sourcesOnce sync.Once
 	sources     manifest.Sources
 }

@@ -22,6 +22,9 @@ type Chunk struct {
 	// handed them on (WithDocuments).
 	decoded    []Document
 	hasDecoded bool
+	// rendered: the chunk is an object a source rendered; its documents
+	// are placed where it came from.
+	rendered *Rendered
 }
 
 // Place is where the chunk starts: its file's name, line and column.
@@ -71,7 +74,7 @@ func (c *Chunk) Decode() []Document {
 		return c.decoded
 	}
 	if c.err != nil {
-		return []Document{failed(c.err)}
+		return c.place([]Document{failed(c.err)})
 	}
 	var doc Document
 	if c.json {
@@ -94,7 +97,28 @@ func (c *Chunk) Decode() []Document {
 			doc = *d
 		}
 	}
-	return expandLists([]Document{doc})
+	return c.place(expandLists([]Document{doc}))
+}
+
+// place puts the documents of a rendered object where it came from: at
+// its file's line, its fields at the file's nodes (not the rendered
+// text's), with what rendered it.
+func (c *Chunk) place(docs []Document) []Document {
+	r := c.rendered
+	if r == nil {
+		return docs
+	}
+	for i := range docs {
+		d := &docs[i]
+		d.Line, d.Column, d.Node, d.later = r.Line, r.Column, r.Node, nil
+		d.Via, d.Namespace = r.Via, r.Namespace
+		d.Warnings = append(d.Warnings, r.Warnings...)
+		if d.Err != nil && r.Err == "" {
+			// The rendered text's own positions are no place in the file.
+			d.Err.Line, d.Err.Column = r.Line, r.Column
+		}
+	}
+	return docs
 }
 
 func (c *Chunk) decodeYAML() (*Document, error) {

@@ -32,6 +32,9 @@ type Document struct {
 	// Err is set (and JSON and Node are not) when this document could not
 	// be decoded: see readPathsLenient.
 	Err *Error
+	// Via and Namespace are a rendered object's (see Rendered): what
+	// rendered it, and where it goes when it names no namespace.
+	Via, Namespace string
 	// Warnings are what is wrong with the text that kubectl still sends:
 	// a key given twice (the last value is the one in JSON), keys that
 	// are one in JSON (see collidingkeys.go).
@@ -123,6 +126,8 @@ type Error struct {
 	// for those who check what it sends (which value of a key given
 	// twice); not part of Error().
 	Sent string
+	// Type names a warning's cause for reports ("": a key given twice).
+	Type string
 }
 
 func (e *Error) Error() string {

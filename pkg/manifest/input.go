@@ -22,6 +22,8 @@ type source struct {
 	data  []byte
 	kept  bool
 	first os.FileInfo // a file as it was when first read
+	// rendered: the text is an object a source rendered (see Rendered).
+	rendered *Rendered
 }
 
 // OpenPaths lists the files of paths as ReadPaths reads them: what src
@@ -37,7 +39,7 @@ func OpenPaths(paths []string, recursive bool, src Sources) (*Input, error) {
 	in := &Input{}
 	for _, e := range entries {
 		if e.Text != nil {
-			in.sources = append(in.sources, &source{name: e.Text.Name, data: e.Text.Data, kept: true})
+			in.sources = append(in.sources, &source{name: e.Text.Name, data: e.Text.Data, kept: true, rendered: e.Text.Rendered})
 		} else {
 			in.sources = append(in.sources, &source{name: e.Path})
 		}
@@ -125,8 +127,16 @@ func (in *Input) each(f func(Chunk) bool, only string) error {
 }
 
 func (s *source) each(f func(Chunk) bool, only string) (bool, error) {
+	if r := s.rendered; r != nil && r.Err != "" {
+		return eachOf([]Chunk{{name: s.name, line: r.Line, column: r.Column, rendered: r,
+			err: &Error{File: s.name, Line: r.Line, Column: r.Column, Msg: r.Err}}}, f), nil
+	}
 	if s.kept {
-		return eachOf(Split(s.name, s.data), f), nil
+		chunks := Split(s.name, s.data)
+		for i := range chunks {
+			chunks[i].rendered = s.rendered
+		}
+		return eachOf(chunks, f), nil
 	}
 	file, err := os.Open(s.name)
 	if err != nil {

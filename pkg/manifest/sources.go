@@ -3,6 +3,8 @@ package manifest
 import (
 	"io"
 	"sync"
+
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // Sources reads what a path names when it is not a file or directory on
@@ -24,6 +26,34 @@ type Sources interface {
 type Text struct {
 	Name string
 	Data []byte
+	// Rendered, when set, says the text is one object a source rendered
+	// (flux:) from a file of the user's, Name: its problems are placed in
+	// that file, not in the rendered text.
+	Rendered *Rendered
+}
+
+// Rendered is where a rendered object came from.
+type Rendered struct {
+	// Via says what rendered it, for every message about it:
+	// "Kustomization flux-system/apps (clusters/prod/apps.yaml:1)".
+	Via string
+	// Line and Column are where the object starts in the file (0: not
+	// known, as for what a template rendered).
+	Line, Column int
+	// Node is the object's node in the file, with its positions: a field
+	// of the rendered object is placed at the field, or its nearest
+	// ancestor, as the file writes it (nil: at Line).
+	Node *yaml.Node
+	// Namespace is where the object goes when it names none, as the tool
+	// that applies it puts it ("": where the command puts it).
+	Namespace string
+	// Warnings are what the user should know of how it was rendered (a
+	// variable substituted with nothing), placed in the file.
+	Warnings []*Error
+	// Err, when set, says why there is no object: what rendering it
+	// answered (a path that does not exist, values a chart refuses),
+	// placed at Line of the file.
+	Err string
 }
 
 // Stdin is the Sources of standard input alone, read from r when "-" is

@@ -1,19 +1,23 @@
 // Package sources reads CRDs and objects from where they live when that
 // is not a file on this machine: standard input, a URL (an operator's
 // release), a git revision of the repository the command runs in (the CRD
-// before this change), and a Helm chart (the CRDs of its crds/ files).
+// before this change), what Flux applies from a cluster directory
+// (flux:PATH, see package flux), and a Helm chart (the CRDs of its crds/
+// files).
 // It is the one reader of these for every verb: the factory makes a
 // Sources from the flags, and every reader of paths (manifest.OpenPaths,
 // manifest.ReadPaths, catalog.ReadFiles) asks it first.
 package sources
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/kubectl-crd/kubectl-crd/pkg/flux"
 	"github.com/kubectl-crd/kubectl-crd/pkg/helmchart"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 )
@@ -40,6 +44,8 @@ type Options struct {
 	// Transport fetches URLs (nil: one through the environment's proxy,
 	// as the cluster's client goes).
 	Transport http.RoundTripper
+	// Flux says how flux:PATH is rendered.
+	Flux flux.Options
 }
 
 // Sources reads the sources Options describe. It is a manifest.Sources.
@@ -56,8 +62,9 @@ func New(o Options) *Sources {
 }
 
 // Texts reads path when it names a source: "-", a URL (https://, or
-// http:// when allowed), git:REV:PATH, or a Helm chart (a directory with
-// a Chart.yaml, or a .tgz). Anything else is a path for the file system.
+// http:// when allowed), git:REV:PATH, flux:PATH (what Flux applies from
+// a cluster directory), or a Helm chart (a directory with a Chart.yaml,
+// or a .tgz). Anything else is a path for the file system.
 func (s *Sources) Texts(path string, recursive bool) ([]manifest.Text, bool, error) {
 	var texts []manifest.Text
 	var err error
@@ -68,6 +75,12 @@ func (s *Sources) Texts(path string, recursive bool) ([]manifest.Text, bool, err
 		texts, err = s.url(path)
 	case strings.HasPrefix(path, gitPrefix):
 		texts, err = s.git(path, recursive)
+	case strings.HasPrefix(path, flux.Prefix):
+		fo := s.o.Flux
+		if fo.Warn == nil {
+			fo.Warn = s.o.Warn
+		}
+		texts, err = flux.Render(context.Background(), strings.TrimPrefix(path, flux.Prefix), fo)
 	case helmchart.Is(path):
 		texts, err = helmchart.Read(path)
 	default:

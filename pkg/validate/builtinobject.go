@@ -15,7 +15,7 @@ import (
 // checkBuiltIn checks an object of a kind kube-apiserver serves itself, as
 // a create or, when it exists, an update.
 func (c *checker) checkBuiltIn(ctx context.Context, d *manifest.Document, res *ObjectResult, kind *builtin.Kind, obj *unstructured.Unstructured) {
-	opts := c.opts
+	opts := c.optsFor(d)
 	old, err := opts.old(ctx, kind.GVK, kind.Resource, kind.Namespaced(), obj)
 	if err != nil {
 		res.fail(err.Error())

@@ -15,7 +15,7 @@ import (
 // checkCustom checks a custom resource: against the CRD that defines its
 // kind, as a create or, when it exists, an update.
 func (c *checker) checkCustom(ctx context.Context, d *manifest.Document, res *ObjectResult, obj *unstructured.Unstructured) {
-	opts := c.opts
+	opts := c.optsFor(d)
 	gvk := obj.GroupVersionKind()
 	found, err := c.crdFor(ctx, gvk.GroupKind(), d)
 	if err != nil {

@@ -204,3 +204,14 @@ func (c *checker) failed() error {
 	defer c.errMu.Unlock()
 	return c.err
 }
+
+// optsFor are the options d is checked with: a rendered object that names
+// no namespace goes where the tool that applies it puts it (a Helm
+// release's namespace), not where the command's -n would.
+func (c *checker) optsFor(d *manifest.Document) Options {
+	opts := c.opts
+	if d.Namespace != "" {
+		opts.Namespace = d.Namespace
+	}
+	return opts
+}

@@ -17,7 +17,7 @@ func (r Report) WriteJUnit(w io.Writer) error {
 	}
 	for _, res := range r.Results {
 		s := j.Suite(res.File)
-		c := report.Case{Name: fmt.Sprintf("%s/%s (line %d)", res.Kind, res.Name, res.Line), Classname: res.File}
+		c := report.Case{Name: fmt.Sprintf("%s/%s (line %d)%s", res.Kind, res.Name, res.Line, renderedBy(res)), Classname: res.File}
 		switch res.Status {
 		case Invalid:
 			c.Failure = &report.Message{Message: report.Plural(len(res.Errors), "problem", "problems"), Type: res.Errors[0].Type, Text: problemLines(res.File, res.Errors)}
@@ -46,7 +46,7 @@ func problemLines(file string, ps []Problem) string {
 // problem, a rule per cause type.
 func (r Report) WriteSARIF(w io.Writer, version string) error {
 	log := report.SARIF{ToolVersion: version, KubernetesVersion: r.KubernetesVersion, Notifications: r.NotChecked}
-	add := func(file, level string, p Problem) {
+	add := func(res ObjectResult, level string, p Problem) {
 		id, rule := p.Type, ""
 		switch {
 		case p.Policy != "":
@@ -58,17 +58,17 @@ func (r Report) WriteSARIF(w io.Writer, version string) error {
 		if rule == "" {
 			rule = ruleText(id)
 		}
-		log.Add(report.Finding{RuleID: id, Rule: rule, Level: level, Message: fieldMessage(p), File: file, Line: p.Line, Column: p.Column})
+		log.Add(report.Finding{RuleID: id, Rule: rule, Level: level, Message: fieldMessage(p) + renderedBy(res), File: res.File, Line: p.Line, Column: p.Column})
 	}
 	for _, res := range r.Results {
 		if res.Status == Errored && len(res.Errors) == 0 {
-			add(res.File, report.LevelError, Problem{Message: res.Reason, Line: res.Line})
+			add(res, report.LevelError, Problem{Message: res.Reason, Line: res.Line})
 		}
 		for _, p := range res.Errors {
-			add(res.File, report.LevelError, p)
+			add(res, report.LevelError, p)
 		}
 		for _, p := range res.Warnings {
-			add(res.File, report.LevelWarning, p)
+			add(res, report.LevelWarning, p)
 		}
 	}
 	return log.Write(w)
@@ -92,14 +92,15 @@ func ruleText(id string) string {
 // of a result (::error / ::warning with file, line and column).
 func writeGitHubResult(w io.Writer, res ObjectResult) error {
 	var b strings.Builder
+	by := renderedBy(res)
 	if res.Status == Errored && len(res.Errors) == 0 {
-		b.WriteString(report.Annotation("error", res.File, res.Line, 0, "Error", res.Reason))
+		b.WriteString(report.Annotation("error", res.File, res.Line, 0, "Error", res.Reason+by))
 	}
 	for _, p := range res.Errors {
-		b.WriteString(report.Annotation("error", res.File, p.Line, p.Column, p.Type, fieldMessage(p)))
+		b.WriteString(report.Annotation("error", res.File, p.Line, p.Column, p.Type, fieldMessage(p)+by))
 	}
 	for _, p := range res.Warnings {
-		b.WriteString(report.Annotation("warning", res.File, p.Line, p.Column, p.Type, fieldMessage(p)))
+		b.WriteString(report.Annotation("warning", res.File, p.Line, p.Column, p.Type, fieldMessage(p)+by))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -110,4 +111,13 @@ func fieldMessage(p Problem) string {
 		return p.Message
 	}
 	return p.Field + ": " + p.Message
+}
+
+// renderedBy says, after a message, what rendered the object when a
+// source did: the same file can be rendered by several Kustomizations.
+func renderedBy(res ObjectResult) string {
+	if res.Source == "" {
+		return ""
+	}
+	return " (rendered by " + res.Source + ")"
 }

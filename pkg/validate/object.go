@@ -21,13 +21,17 @@ import (
 // checked), res.refuse (the server refuses it before any check of its
 // kind), or res.report (the answer of its kind's checks).
 func (c *checker) one(ctx context.Context, d *manifest.Document) ObjectResult {
-	res := ObjectResult{File: d.File, Line: d.Line, Operation: "create", Errors: []Problem{}, Warnings: []Problem{}}
+	res := ObjectResult{File: d.File, Line: d.Line, Source: d.Via, Operation: "create", Errors: []Problem{}, Warnings: []Problem{}}
 	if d.Err != nil {
 		res.fail(d.Err.Msg, Problem{Type: "InputInvalid", Message: d.Err.Msg, Line: d.Err.Line, Column: d.Err.Column})
 		return res
 	}
 	for _, w := range d.Warnings {
-		res.Warnings = append(res.Warnings, Problem{Type: "DuplicateKey", Message: w.Msg + w.Sent, Line: w.Line, Column: w.Column})
+		typ := w.Type
+		if typ == "" {
+			typ = "DuplicateKey"
+		}
+		res.Warnings = append(res.Warnings, Problem{Type: typ, Message: w.Msg + w.Sent, Line: w.Line, Column: w.Column})
 	}
 	object, err := d.TakeObject()
 	if err != nil {

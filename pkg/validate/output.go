@@ -155,6 +155,14 @@ func writeTextResult(w io.Writer, res ObjectResult, colour bool) error {
 			fmt.Fprintf(&b, "%s %s: %s\n", where, paint(red, p.Field), p.Message)
 		}
 	}
+	if res.Source != "" && b.Len() > 0 && res.Status != Skipped && res.Kind != "" {
+		// Where the problems below came from: a file can be rendered by
+		// several Kustomizations, each its own way. (What could not be
+		// rendered names what failed to render it in its message.)
+		head := fmt.Sprintf("%s -> %s %s\n", res.Source, place(res.File, res.Line, 0), name)
+		_, err := io.WriteString(w, paint(faint, head)+b.String())
+		return err
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -39,8 +39,12 @@ type Problem struct {
 
 // ObjectResult is the verdict on one object.
 type ObjectResult struct {
-	File       string    `json:"file"`
-	Line       int       `json:"line"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// Source says what rendered the object, when a source did (flux:):
+	// "Kustomization flux-system/apps (clusters/prod/apps.yaml:1)"; File
+	// and Line are then where it came from.
+	Source     string    `json:"source,omitempty"`
 	APIVersion string    `json:"apiVersion"`
 	Kind       string    `json:"kind"`
 	Namespace  string    `json:"namespace,omitempty"`

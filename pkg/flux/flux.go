@@ -1,0 +1,224 @@
+// Package flux renders what Flux applies from a cluster directory, the
+// source flux:PATH: the objects of PATH, then what each Kustomization
+// (kustomize.toolkit.fluxcd.io/v1) and HelmRelease (helm.toolkit.fluxcd.io/v2)
+// among them renders, followed to the Kustomizations and HelmReleases
+// those render in turn, as flux build --recursive does. Kustomizations are
+// built with kustomize-controller's own generator and substitution
+// (github.com/fluxcd/pkg/kustomize); HelmReleases with the user's helm
+// binary, their values merged as helm-controller merges them.
+//
+// Each object is a manifest.Text marked with where it came from: the
+// repository file and line kustomize read it from, and what rendered it.
+// What cannot be rendered (a path that does not exist, a chart whose
+// values break its schema) is a text that fails, at the Kustomization's or
+// HelmRelease's line: the other objects are still checked.
+package flux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Prefix starts a flux source's path: flux:PATH.
+const Prefix = "flux:"
+
+// Options say how Flux's objects are rendered.
+type Options struct {
+	// Sources are the local directories of Flux sources, by
+	// KIND/NAMESPACE/NAME (--flux-source, as flux build's
+	// --local-sources). A GitRepository not named here is the git work
+	// tree that holds PATH (outside git, the current directory).
+	Sources map[string]string
+	// Helm is the helm binary that renders charts ("": helm on PATH).
+	Helm string
+	// Cluster, when set, reads a ConfigMap or Secret (kind) from the
+	// cluster, for a substituteFrom or valuesFrom that the rendered
+	// objects do not hold; an error for which apierrors.IsNotFound holds
+	// when there is none. nil: offline, nothing is read from a cluster.
+	Cluster func(ctx context.Context, kind, namespace, name string) (map[string]any, error)
+	// Warn is told what is not rendered, once each.
+	Warn func(string)
+	// Dir is where relative paths start ("": the current directory).
+	Dir string
+}
+
+// ParseSource reads one --flux-source: KIND/NAMESPACE/NAME=DIR.
+func ParseSource(s string) (key, dir string, err error) {
+	ref, dir, ok := strings.Cut(s, "=")
+	parts := strings.Split(ref, "/")
+	if !ok || dir == "" || len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+		return "", "", fmt.Errorf("--flux-source %q: want KIND/NAMESPACE/NAME=DIR, as GitRepository/flux-system/infra=../infra", s)
+	}
+	return ref, dir, nil
+}
+
+// Render renders the objects Flux applies from path (without Prefix), in
+// order.
+func Render(ctx context.Context, path string, o Options) ([]manifest.Text, error) {
+	r, err := newRenderer(ctx, path, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.run(); err != nil {
+		return nil, err
+	}
+	return r.texts, nil
+}
+
+// renderer holds one Render's state.
+type renderer struct {
+	ctx context.Context
+	o   Options
+	// cwd is where paths are shown from; root is the GitRepository's
+	// directory when no --flux-source names it.
+	cwd, root string
+	entry     string // PATH, absolute
+	texts     []manifest.Text
+	// objects are the objects rendered so far, for substituteFrom and
+	// valuesFrom: Flux reads those from the cluster, where the
+	// repository's objects are.
+	objects []*unstructured.Unstructured
+	// done are the Kustomizations and HelmReleases rendered, by
+	// KIND/NAMESPACE/NAME: a cluster directory is often rendered both
+	// as PATH and by the Kustomization that syncs it.
+	done   map[string]bool
+	queue  []*fluxObject
+	warned map[string]bool
+	files  *origins
+}
+
+func newRenderer(ctx context.Context, path string, o Options) (*renderer, error) {
+	cwd := o.Dir
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	entry := path
+	if !filepath.IsAbs(entry) {
+		entry = filepath.Join(cwd, entry)
+	}
+	if _, err := os.Stat(entry); err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "stat "))
+	}
+	r := &renderer{ctx: ctx, o: o, cwd: cwd, entry: filepath.Clean(entry), done: map[string]bool{}, warned: map[string]bool{}}
+	r.root = gitRoot(filepath.Dir(r.entry))
+	if st, err := os.Stat(r.entry); err == nil && st.IsDir() {
+		r.root = gitRoot(r.entry)
+	}
+	if r.root == "" {
+		r.root = cwd
+	}
+	r.files = newOrigins(r.show)
+	return r, nil
+}
+
+// gitRoot is the work tree that holds dir ("" outside git).
+func gitRoot(dir string) string {
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return ""
+	}
+	return filepath.Clean(strings.TrimSpace(string(out)))
+}
+
+// show is how a path is named in messages: from the current directory
+// when it is under it.
+func (r *renderer) show(abs string) string {
+	if rel, err := filepath.Rel(r.cwd, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return abs
+}
+
+// warn tells the user once what is not rendered.
+func (r *renderer) warn(msg string) {
+	if r.o.Warn != nil && !r.warned[msg] {
+		r.warned[msg] = true
+		r.o.Warn(msg)
+	}
+}
+
+// run renders PATH and what it leads to.
+func (r *renderer) run() error {
+	objs, err := r.readEntry()
+	if err != nil {
+		return err
+	}
+	// When a Kustomization of PATH syncs PATH itself (flux-system's), its
+	// rendering is what Flux applies of PATH: its substitutions and
+	// target namespace included.
+	for _, obj := range objs {
+		if ks := asFlux(obj); ks != nil && ks.kind == kindKustomization {
+			if dir, err := r.sourceDir(ks); err == nil && filepath.Join(dir, ks.path()) == r.entry {
+				r.queue = append(r.queue, ks)
+				return r.drain()
+			}
+		}
+	}
+	r.emit(objs, "flux:"+r.show(r.entry))
+	return r.drain()
+}
+
+// drain renders the queued Kustomizations and HelmReleases, and those
+// they render, each once.
+func (r *renderer) drain() error {
+	for len(r.queue) > 0 {
+		f := r.queue[0]
+		r.queue = r.queue[1:]
+		if r.done[f.key()] {
+			continue
+		}
+		r.done[f.key()] = true
+		if f.suspended() {
+			r.warn(fmt.Sprintf("%s: suspended, Flux applies nothing of it: not rendered", f.via()))
+			continue
+		}
+		var err error
+		switch f.kind {
+		case kindKustomization:
+			err = r.kustomization(f)
+		case kindHelmRelease:
+			err = r.helmRelease(f)
+		}
+		if err != nil {
+			r.fail(f, err)
+		}
+	}
+	return nil
+}
+
+// emit adds rendered objects as texts, and queues the Kustomizations and
+// HelmReleases among them.
+func (r *renderer) emit(objs []rendered, via string) {
+	for _, o := range objs {
+		r.objects = append(r.objects, o.obj)
+		text := manifest.Text{Name: o.file, Data: o.yaml, Rendered: &manifest.Rendered{
+			Via: via, Line: o.line, Column: o.column, Node: o.node, Namespace: o.namespace, Warnings: o.warnings}}
+		r.texts = append(r.texts, text)
+		if f := asFlux(o); f != nil {
+			r.queue = append(r.queue, f)
+		}
+	}
+}
+
+// fail adds what f could not render as a text that fails, at f's line
+// (or at the field the error is about).
+func (r *renderer) fail(f *fluxObject, err error) {
+	line, column := f.line, f.column
+	var fe fieldError
+	if errors.As(err, &fe) {
+		line, column = f.at(fe.field...)
+	}
+	r.texts = append(r.texts, manifest.Text{Name: f.file, Rendered: &manifest.Rendered{
+		Via: f.via(), Line: line, Column: column, Err: fmt.Sprintf("%s %s/%s: %v", f.kind, f.namespace(), f.obj.GetName(), err)}})
+}

@@ -1,0 +1,213 @@
+package flux
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// helmRelease renders a HelmRelease whose chart is a directory of a local
+// source, as helm-controller installs it: its values merged as
+// helm-controller merges them, rendered by helm template for the
+// release's name and namespace, with the labels helm-controller's
+// post-renderer sets.
+func (r *renderer) helmRelease(f *fluxObject) error {
+	if f.has("spec", "chartRef") {
+		r.warn(fmt.Sprintf("%s: its chartRef %s/%s is not local: not rendered", f.via(), f.str("spec", "chartRef", "kind"), f.str("spec", "chartRef", "name")))
+		return nil
+	}
+	src, err := r.sourceDir(f)
+	if errors.Is(err, errNotLocal) {
+		r.warn(fmt.Sprintf("%s: its chart's source %s is not local: not rendered (name a directory of charts with --flux-source %s=DIR)", f.via(), f.sourceRef(), f.sourceRef()))
+		return nil
+	}
+	if f.has("spec", "postRenderers") {
+		r.warn(fmt.Sprintf("%s: its postRenderers are not applied", f.via()))
+	}
+	chart := filepath.Join(src, path.Clean("/" + f.str("spec", "chart", "spec", "chart"))[1:])
+	if _, err := os.Stat(filepath.Join(chart, "Chart.yaml")); err != nil {
+		return fieldError{[]string{"spec", "chart", "spec", "chart"}, fmt.Errorf("no chart at %s (a directory with a Chart.yaml in %s)", r.show(chart), f.sourceRef())}
+	}
+	helm := r.o.Helm
+	if helm == "" {
+		if helm, err = exec.LookPath("helm"); err != nil {
+			return errors.New("its chart is rendered by helm, which is not on PATH: install it, or name it with --helm")
+		}
+	}
+	values, err := r.helmValues(f)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "kubectl-crd-helm-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if files, _, _ := unstructured.NestedStringSlice(f.obj.Object, "spec", "chart", "spec", "valuesFiles"); len(files) > 0 {
+		// source-controller packages the chart with these files merged
+		// as its values.yaml.
+		if chart, err = chartWithValuesFiles(src, chart, files, tmp); err != nil {
+			return fieldError{[]string{"spec", "chart", "spec", "valuesFiles"}, err}
+		}
+	}
+	valuesFile := filepath.Join(tmp, "values.yaml")
+	data, err := yaml.Marshal(values)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(valuesFile, data, 0o600); err != nil {
+		return err
+	}
+	ns := f.str("spec", "targetNamespace")
+	if ns == "" {
+		ns = f.namespace()
+	}
+	args := []string{"template", releaseName(f), chart, "--namespace", ns, "--values", valuesFile, "--skip-tests"}
+	if f.str("spec", "install", "crds") != "Skip" {
+		args = append(args, "--include-crds")
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(r.ctx, helm, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stderr.String()), "Error: "))
+		if msg == "" {
+			msg = err.Error()
+		}
+		return r.valuesError(f, values, msg)
+	}
+	objs, err := r.helmObjects(f, chart, ns, stdout.Bytes())
+	if err != nil {
+		return err
+	}
+	r.emit(objs, f.via())
+	return nil
+}
+
+// releaseName is helm-controller's: spec.releaseName, else the
+// HelmRelease's name after its targetNamespace.
+func releaseName(f *fluxObject) string {
+	if n := f.str("spec", "releaseName"); n != "" {
+		return n
+	}
+	if ns := f.str("spec", "targetNamespace"); ns != "" {
+		return ns + "-" + f.obj.GetName()
+	}
+	return f.obj.GetName()
+}
+
+// chartWithValuesFiles copies chart into tmp with the valuesFiles (paths
+// in the source) merged in order as its values.yaml, as source-controller
+// packages a chart of a GitRepository.
+func chartWithValuesFiles(src, chart string, files []string, tmp string) (string, error) {
+	merged := map[string]any{}
+	for _, p := range files {
+		data, err := os.ReadFile(filepath.Join(src, path.Clean("/" + p)[1:]))
+		if err != nil {
+			return "", fmt.Errorf("values file %s: %w", p, err)
+		}
+		v, err := readValues(data)
+		if err != nil {
+			return "", fmt.Errorf("values file %s: %w", p, err)
+		}
+		merged = mergeMaps(merged, v)
+	}
+	out := filepath.Join(tmp, "chart", filepath.Base(chart))
+	if err := os.CopyFS(out, os.DirFS(chart)); err != nil {
+		return "", err
+	}
+	data, err := yaml.Marshal(merged)
+	if err != nil {
+		return "", err
+	}
+	return out, os.WriteFile(filepath.Join(out, "values.yaml"), data, 0o600)
+}
+
+// sourceLine is helm template's comment naming a document's template.
+var sourceLine = regexp.MustCompile(`(?m)^# Source: (.+)$`)
+
+// helmObjects are the documents helm template printed, each named by its
+// template's file, in the release's namespace when it names none, with
+// helm-controller's labels (not on crds/ files, which Helm installs as
+// they are).
+func (r *renderer) helmObjects(f *fluxObject, chart, ns string, out []byte) ([]rendered, error) {
+	var objs []rendered
+	for _, doc := range bytes.Split(out, []byte("\n---")) {
+		file := r.show(chart)
+		if m := sourceLine.FindSubmatch(doc); m != nil {
+			_, inChart, _ := strings.Cut(string(m[1]), "/")
+			file = r.show(filepath.Join(chart, filepath.FromSlash(inChart)))
+		}
+		var obj map[string]any
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			return nil, fmt.Errorf("helm template's output %s: %w", file, err)
+		}
+		if len(obj) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		if !strings.Contains(file, string(filepath.Separator)+"crds"+string(filepath.Separator)) {
+			u.SetLabels(mergeInto(u.GetLabels(), map[string]string{
+				helmGroup + "/name":      f.obj.GetName(),
+				helmGroup + "/namespace": f.namespace(),
+			}))
+		}
+		data, err := yaml.Marshal(u.Object)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, rendered{obj: u, yaml: data, file: file, namespace: ns})
+	}
+	return objs, nil
+}
+
+// valuesError places what helm said of the values: a value a schema
+// refuses at the field of spec.values that gives it, else at the
+// valuesFrom key that does, else at the HelmRelease.
+func (r *renderer) valuesError(f *fluxObject, values map[string]any, msg string) error {
+	if !strings.Contains(msg, "schema") {
+		return fmt.Errorf("helm template failed: %s", msg)
+	}
+	for _, field := range schemaPaths(msg) {
+		if _, ok, _ := unstructured.NestedFieldNoCopy(f.obj.Object, append([]string{"spec", "values"}, field...)...); ok {
+			return fieldError{append([]string{"spec", "values"}, field...), errors.New(msg)}
+		}
+	}
+	if f.has("spec", "valuesFrom") {
+		return fieldError{[]string{"spec", "valuesFrom"}, errors.New(msg)}
+	}
+	return errors.New(msg)
+}
+
+// schemaPaths are the value paths helm names in a schema error, as
+// "- at '/a/b': ..." or "- a.b: ...".
+func schemaPaths(msg string) [][]string {
+	var out [][]string
+	for _, line := range strings.Split(msg, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "- ") {
+			continue
+		}
+		line = strings.TrimPrefix(line, "- ")
+		if at, ok := strings.CutPrefix(line, "at '"); ok {
+			p, _, _ := strings.Cut(at, "'")
+			if p = strings.Trim(p, "/"); p != "" {
+				out = append(out, strings.Split(p, "/"))
+			}
+			continue
+		}
+		if p, _, ok := strings.Cut(line, ": "); ok && !strings.Contains(p, " ") {
+			out = append(out, strings.Split(p, "."))
+		}
+	}
+	return out
+}
