@@ -76,7 +76,9 @@ func (o *LSPOptions) Complete(f *factory.Factory, _ *cobra.Command, args []strin
 			if slices.Contains(s.CRDs, "-") {
 				return nil, errors.New("crds: - (standard input) carries the protocol here: name files or directories")
 			}
-			env, _, err := f.WithSettings(s.CRDs, s.Context, s.KubernetesVersion).Environment(s.Offline, nil)
+			g := f.WithSettings(s.CRDs, s.Context, s.KubernetesVersion)
+			g.NoCluster = s.Offline
+			env, _, err := g.Environment(s.Offline, nil)
 			if err != nil {
 				return nil, err
 			}

@@ -36,6 +36,11 @@ func (s *sourceFlags) add(flags *pflag.FlagSet) {
 // URLs, git revisions, Helm charts. See package sources.
 func (f *Factory) Sources() manifest.Sources {
 	f.sourcesOnce.Do(func() {
+		if f.sourceFlags.fluxMap == nil {
+			// A factory of other settings (the editor's): its flags
+			// were read once already, by the command's own.
+			_ = f.sourceFlags.checkFluxSources()
+		}
 		f.sources = sources.New(sources.Options{
 			Stdin:        f.Streams.In,
 			Timeout:      f.requestTimeout(),

@@ -108,7 +108,10 @@ func newRenderer(ctx context.Context, path string, o Options) (*renderer, error)
 		entry = filepath.Join(cwd, entry)
 	}
 	if _, err := os.Stat(entry); err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "stat "))
+		if os.IsNotExist(err) {
+			return nil, errors.New("no such file or directory")
+		}
+		return nil, err
 	}
 	r := &renderer{ctx: ctx, o: o, cwd: cwd, entry: filepath.Clean(entry), done: map[string]bool{}, warned: map[string]bool{}}
 	r.root = gitRoot(filepath.Dir(r.entry))

@@ -279,3 +279,37 @@ func (r *Running) Wait(t testing.TB) Result {
 	}
 	return res
 }
+
+// helmOnce builds helm once for every test that needs it.
+var helmOnce struct {
+	sync.Once
+	path string
+	err  error
+}
+
+// Helm is a helm binary for the tests of flux: sources, whose
+// HelmReleases kubectl crd renders with the user's helm: KUBECTL_CRD_HELM
+// when set, else helm built from the version go.mod names as a tool (the
+// module proxy serves it; nothing is downloaded from elsewhere).
+func Helm(t testing.TB) string {
+	t.Helper()
+	if h := os.Getenv("KUBECTL_CRD_HELM"); h != "" {
+		return h
+	}
+	helmOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kubectl-crd-helm-")
+		if err != nil {
+			helmOnce.err = err
+			return
+		}
+		helmOnce.path = filepath.Join(dir, "helm")
+		cmd := exec.Command("go", "build", "-ldflags", "-w", "-o", helmOnce.path, "helm.sh/helm/v3/cmd/helm")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			helmOnce.err = fmt.Errorf("building helm: %v\n%s", err, out)
+		}
+	})
+	if helmOnce.err != nil {
+		t.Fatal(helmOnce.err)
+	}
+	return helmOnce.path
+}
