@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
@@ -63,6 +64,7 @@ func ParseSource(s string) (key, dir string, err error) {
 // Render renders the objects Flux applies from path (without Prefix), in
 // order.
 func Render(ctx context.Context, path string, o Options) ([]manifest.Text, error) {
+	defer raiseGC()()
 	r, err := newRenderer(ctx, path, o)
 	if err != nil {
 		return nil, err
@@ -173,55 +175,104 @@ func (r *renderer) run() error {
 }
 
 // drain renders the queued Kustomizations and HelmReleases, and those
-// they render, each once.
+// they render, each once, in order. A HelmRelease's helm runs beside the
+// Kustomizations after it; its objects are read when the queue is empty,
+// and take its place in the order.
 func (r *renderer) drain() error {
 	for len(r.queue) > 0 {
-		f := r.queue[0]
-		r.queue = r.queue[1:]
-		if r.done[f.key()] {
-			continue
+		var runs []*helmRun
+		for len(r.queue) > 0 {
+			f := r.queue[0]
+			r.queue = r.queue[1:]
+			if r.done[f.key()] {
+				continue
+			}
+			r.done[f.key()] = true
+			if f.suspended() {
+				r.warn(fmt.Sprintf("%s: suspended, Flux applies nothing of it: not rendered", f.via()))
+				continue
+			}
+			run, err := r.render(f)
+			switch {
+			case err != nil:
+				r.fail(f, err)
+			case run != nil:
+				runs = append(runs, run)
+			}
 		}
-		r.done[f.key()] = true
-		if f.suspended() {
-			r.warn(fmt.Sprintf("%s: suspended, Flux applies nothing of it: not rendered", f.via()))
-			continue
-		}
-		var err error
-		switch f.kind {
-		case kindKustomization:
-			err = r.kustomization(f)
-		case kindHelmRelease:
-			err = r.helmRelease(f)
-		}
-		if err != nil {
-			r.fail(f, err)
-		}
+		r.finishAll(runs)
 	}
 	return nil
 }
 
-// emit adds rendered objects as texts, and queues the Kustomizations and
-// HelmReleases among them.
+// finishAll reads the helm runs' objects, in their order, into their
+// places.
+func (r *renderer) finishAll(runs []*helmRun) {
+	texts := make([][]manifest.Text, len(runs))
+	for i, run := range runs {
+		objs, err := r.finish(run)
+		if err != nil {
+			texts[i] = []manifest.Text{r.failure(run.f, err)}
+			continue
+		}
+		texts[i] = r.textsOf(objs, run.f.via())
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		r.texts = slices.Insert(r.texts, runs[i].at, texts[i]...)
+	}
+}
+
+// render renders one Kustomization, or starts a HelmRelease's helm; a
+// panic in the code it calls is its error, not the command's end.
+func (r *renderer) render(f *fluxObject) (run *helmRun, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("rendering it failed: %v", p)
+		}
+	}()
+	switch f.kind {
+	case kindKustomization:
+		return nil, r.kustomization(f)
+	case kindHelmRelease:
+		return r.helmRelease(f)
+	}
+	return nil, nil
+}
+
+// emit adds rendered objects as texts.
 func (r *renderer) emit(objs []rendered, via string) {
+	r.texts = append(r.texts, r.textsOf(objs, via)...)
+}
+
+// textsOf are rendered objects as texts; the objects are kept for
+// substituteFrom and valuesFrom, and the Kustomizations and HelmReleases
+// among them queued.
+func (r *renderer) textsOf(objs []rendered, via string) []manifest.Text {
+	var texts []manifest.Text
 	for _, o := range objs {
 		r.objects = append(r.objects, o.obj)
-		text := manifest.Text{Name: o.file, Data: o.yaml, Rendered: &manifest.Rendered{
-			Via: via, Line: o.line, Column: o.column, Node: o.node, Namespace: o.namespace, Warnings: o.warnings}}
-		r.texts = append(r.texts, text)
+		texts = append(texts, manifest.Text{Name: o.file, Data: o.yaml, Rendered: &manifest.Rendered{
+			Via: via, Line: o.line, Column: o.column, Node: o.node, Namespace: o.namespace, Warnings: o.warnings}})
 		if f := asFlux(o); f != nil {
 			r.queue = append(r.queue, f)
 		}
 	}
+	return texts
 }
 
-// fail adds what f could not render as a text that fails, at f's line
-// (or at the field the error is about).
+// fail adds what f could not render as a text that fails.
 func (r *renderer) fail(f *fluxObject, err error) {
+	r.texts = append(r.texts, r.failure(f, err))
+}
+
+// failure is a text that fails, at f's line (or at the field the error is
+// about).
+func (r *renderer) failure(f *fluxObject, err error) manifest.Text {
 	line, column := f.line, f.column
 	var fe fieldError
 	if errors.As(err, &fe) {
 		line, column = f.at(fe.field...)
 	}
-	r.texts = append(r.texts, manifest.Text{Name: f.file, Rendered: &manifest.Rendered{
-		Via: f.via(), Line: line, Column: column, Err: fmt.Sprintf("%s %s/%s: %v", f.kind, f.namespace(), f.obj.GetName(), err)}})
+	return manifest.Text{Name: f.file, Rendered: &manifest.Rendered{
+		Via: f.via(), Line: line, Column: column, Err: fmt.Sprintf("%s %s/%s: %v", f.kind, f.namespace(), f.obj.GetName(), err)}}
 }

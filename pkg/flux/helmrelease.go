@@ -15,82 +15,100 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// helmRelease renders a HelmRelease whose chart is a directory of a local
-// source, as helm-controller installs it: its values merged as
-// helm-controller merges them, rendered by helm template for the
-// release's name and namespace, with the labels helm-controller's
-// post-renderer sets.
-func (r *renderer) helmRelease(f *fluxObject) error {
+// helmRun is a HelmRelease's helm template, started: its output is read
+// when the Kustomizations queued before it are rendered (helm runs beside
+// them, on another core).
+type helmRun struct {
+	f              *fluxObject
+	at             int // where its texts go in the render's texts
+	chart, ns, tmp string
+	values         map[string]any
+	done           chan struct{}
+	stdout, stderr bytes.Buffer
+	err            error
+}
+
+// helmRelease starts rendering a HelmRelease whose chart is a directory
+// of a local source, as helm-controller installs it: its values merged as
+// helm-controller merges them (from the objects rendered so far), rendered
+// by helm template for the release's name and namespace; nil when it is
+// not rendered (said once).
+func (r *renderer) helmRelease(f *fluxObject) (*helmRun, error) {
 	if f.has("spec", "chartRef") {
 		r.warn(fmt.Sprintf("%s: its chartRef %s/%s is not local: not rendered", f.via(), f.str("spec", "chartRef", "kind"), f.str("spec", "chartRef", "name")))
-		return nil
+		return nil, nil
 	}
 	src, err := r.sourceDir(f)
 	if errors.Is(err, errNotLocal) {
 		r.warn(fmt.Sprintf("%s: its chart's source %s is not local: not rendered (name a directory of charts with --flux-source %s=DIR)", f.via(), f.sourceRef(), f.sourceRef()))
-		return nil
+		return nil, nil
 	}
 	if f.has("spec", "postRenderers") {
 		r.warn(fmt.Sprintf("%s: its postRenderers are not applied", f.via()))
 	}
 	chart := filepath.Join(src, path.Clean("/" + f.str("spec", "chart", "spec", "chart"))[1:])
 	if _, err := os.Stat(filepath.Join(chart, "Chart.yaml")); err != nil {
-		return fieldError{[]string{"spec", "chart", "spec", "chart"}, fmt.Errorf("no chart at %s (a directory with a Chart.yaml in %s)", r.show(chart), f.sourceRef())}
+		return nil, fieldError{[]string{"spec", "chart", "spec", "chart"}, fmt.Errorf("no chart at %s (a directory with a Chart.yaml in %s)", r.show(chart), f.sourceRef())}
 	}
 	helm := r.o.Helm
 	if helm == "" {
 		if helm, err = exec.LookPath("helm"); err != nil {
-			return errors.New("its chart is rendered by helm, which is not on PATH: install it, or name it with --helm")
+			return nil, errors.New("its chart is rendered by helm, which is not on PATH: install it, or name it with --helm")
 		}
 	}
 	values, err := r.helmValues(f)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "kubectl-crd-helm-")
-	if err != nil {
-		return err
+	run := &helmRun{f: f, at: len(r.texts), chart: chart, values: values, done: make(chan struct{})}
+	if run.tmp, err = os.MkdirTemp("", "kubectl-crd-helm-"); err != nil {
+		return nil, err
 	}
-	defer os.RemoveAll(tmp)
 	if files, _, _ := unstructured.NestedStringSlice(f.obj.Object, "spec", "chart", "spec", "valuesFiles"); len(files) > 0 {
 		// source-controller packages the chart with these files merged
 		// as its values.yaml.
-		if chart, err = chartWithValuesFiles(src, chart, files, tmp); err != nil {
-			return fieldError{[]string{"spec", "chart", "spec", "valuesFiles"}, err}
+		if run.chart, err = chartWithValuesFiles(src, chart, files, run.tmp); err != nil {
+			os.RemoveAll(run.tmp)
+			return nil, fieldError{[]string{"spec", "chart", "spec", "valuesFiles"}, err}
 		}
 	}
-	valuesFile := filepath.Join(tmp, "values.yaml")
+	valuesFile := filepath.Join(run.tmp, "values.yaml")
 	data, err := yaml.Marshal(values)
+	if err == nil {
+		err = os.WriteFile(valuesFile, data, 0o600)
+	}
 	if err != nil {
-		return err
+		os.RemoveAll(run.tmp)
+		return nil, err
 	}
-	if err := os.WriteFile(valuesFile, data, 0o600); err != nil {
-		return err
+	if run.ns = f.str("spec", "targetNamespace"); run.ns == "" {
+		run.ns = f.namespace()
 	}
-	ns := f.str("spec", "targetNamespace")
-	if ns == "" {
-		ns = f.namespace()
-	}
-	args := []string{"template", releaseName(f), chart, "--namespace", ns, "--values", valuesFile, "--skip-tests"}
+	args := []string{"template", releaseName(f), run.chart, "--namespace", run.ns, "--values", valuesFile, "--skip-tests"}
 	if f.str("spec", "install", "crds") != "Skip" {
 		args = append(args, "--include-crds")
 	}
-	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(r.ctx, helm, args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stderr.String()), "Error: "))
+	cmd.Stdout, cmd.Stderr = &run.stdout, &run.stderr
+	go func() {
+		defer close(run.done)
+		run.err = cmd.Run()
+	}()
+	return run, nil
+}
+
+// finish waits for helm and reads what it rendered.
+func (r *renderer) finish(run *helmRun) ([]rendered, error) {
+	<-run.done
+	defer os.RemoveAll(run.tmp)
+	if run.err != nil {
+		msg := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(run.stderr.String()), "Error: "))
 		if msg == "" {
-			msg = err.Error()
+			msg = run.err.Error()
 		}
-		return r.valuesError(f, values, msg)
+		return nil, r.valuesError(run.f, run.values, msg)
 	}
-	objs, err := r.helmObjects(f, chart, ns, stdout.Bytes())
-	if err != nil {
-		return err
-	}
-	r.emit(objs, f.via())
-	return nil
+	return r.helmObjects(run.f, run.chart, run.ns, run.stdout.Bytes())
 }
 
 // releaseName is helm-controller's: spec.releaseName, else the
@@ -147,14 +165,17 @@ func (r *renderer) helmObjects(f *fluxObject, chart, ns string, out []byte) ([]r
 			_, inChart, _ := strings.Cut(string(m[1]), "/")
 			file = r.show(filepath.Join(chart, filepath.FromSlash(inChart)))
 		}
-		var obj map[string]any
-		if err := yaml.Unmarshal(doc, &obj); err != nil {
+		js, err := yaml.YAMLToJSON(doc)
+		if err != nil {
 			return nil, fmt.Errorf("helm template's output %s: %w", file, err)
 		}
-		if len(obj) == 0 {
+		if s := string(bytes.TrimSpace(js)); s == "null" || s == "{}" {
 			continue
 		}
-		u := &unstructured.Unstructured{Object: obj}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(js); err != nil {
+			return nil, fmt.Errorf("helm template's output %s: %w", file, err)
+		}
 		if !strings.Contains(file, string(filepath.Separator)+"crds"+string(filepath.Separator)) {
 			u.SetLabels(mergeInto(u.GetLabels(), map[string]string{
 				helmGroup + "/name":      f.obj.GetName(),

@@ -137,11 +137,15 @@ func (r *renderer) build(src, dir string, ks *fluxObject) ([]rendered, error) {
 				return nil, fmt.Errorf("post build failed for '%s': %w", res.GetName(), err)
 			}
 		}
-		m, err := res.Map()
+		// As JSON, whose numbers unstructured's helpers can copy
+		// (kustomize's own maps hold ints, which they cannot).
+		js, err := res.MarshalJSON()
 		if err != nil {
 			return nil, err
 		}
-		o.obj.Object = m
+		if err := o.obj.UnmarshalJSON(js); err != nil {
+			return nil, err
+		}
 		if !ownOrigins {
 			dropAnnotation(o.obj, originAnnotation)
 		}
