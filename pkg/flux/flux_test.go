@@ -132,8 +132,10 @@ func TestRenderCluster(t *testing.T) {
 	if got := s.obj.GetAnnotations()["note"]; got != "keeps ${APP} as written" {
 		t.Errorf("a Service that disables substitution: note %q", got)
 	}
-	if _, ok := objs["ConfigMap/monitoring/infra-settings"]; !ok {
+	if cm, ok := objs["ConfigMap/monitoring/infra-settings"]; !ok {
 		t.Errorf("the nested Kustomization's ConfigMap, prefixed: not among %v", keys(objs))
+	} else if level := get(t, cm, "data", "level"); level != "info" {
+		t.Errorf("substituteStrategy Always, with no variable: level %q, want the default", level)
 	}
 	for _, k := range []string{"Kustomization/flux-system/flux-system", "GitRepository/flux-system/flux-system", "ConfigMap/flux-system/cluster-vars", "Kustomization/flux-system/controllers"} {
 		if _, ok := objs[k]; !ok {

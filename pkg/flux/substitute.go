@@ -51,7 +51,10 @@ func (r *renderer) loadVariables(ks *fluxObject) (*variables, error) {
 // names it.
 func (r *renderer) substitute(ks *fluxObject, vars *variables, res *resource.Resource, o rendered) ([]*manifest.Error, error) {
 	var warnings []*manifest.Error
-	if len(vars.values) > 0 && !disabled(res) {
+	// substituteStrategy Always substitutes with no variables defined
+	// (for defaults); the default, WithVariables, only with some.
+	always := ks.str("spec", "postBuild", "substituteStrategy") == "Always"
+	if (len(vars.values) > 0 || always) && !disabled(res) {
 		text, err := res.AsYAML()
 		if err != nil {
 			return nil, err
@@ -65,7 +68,8 @@ func (r *renderer) substitute(ks *fluxObject, vars *variables, res *resource.Res
 				Msg: fmt.Sprintf("${%s} is substituted with nothing: no substitute or substituteFrom of %s defines it (Flux's default; its strict mode would fail)", name, ks.via())})
 		}
 	}
-	_, err := fluxkustomize.SubstituteVariables(r.ctx, vars.client, *ks.obj, res, fluxkustomize.SubstituteWithStrict(false))
+	_, err := fluxkustomize.SubstituteVariables(r.ctx, vars.client, *ks.obj, res,
+		fluxkustomize.SubstituteWithStrict(false), fluxkustomize.SubstituteWithAlways(always))
 	return warnings, err
 }
 
