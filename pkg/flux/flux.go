@@ -25,7 +25,6 @@ import (
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Prefix starts a flux source's path: flux:PATH.
@@ -87,7 +86,7 @@ type renderer struct {
 	// objects are the objects rendered so far, for substituteFrom and
 	// valuesFrom: Flux reads those from the cluster, where the
 	// repository's objects are.
-	objects []*unstructured.Unstructured
+	objects []rendered
 	// done are the Kustomizations and HelmReleases rendered, by
 	// KIND/NAMESPACE/NAME: a cluster directory is often rendered both
 	// as PATH and by the Kustomization that syncs it.
@@ -250,7 +249,7 @@ func (r *renderer) emit(objs []rendered, via string) {
 func (r *renderer) textsOf(objs []rendered, via string) []manifest.Text {
 	var texts []manifest.Text
 	for _, o := range objs {
-		r.objects = append(r.objects, o.obj)
+		r.objects = append(r.objects, o)
 		texts = append(texts, manifest.Text{Name: o.file, Data: o.yaml, Rendered: &manifest.Rendered{
 			Via: via, Line: o.line, Column: o.column, Node: o.node, Namespace: o.namespace, Warnings: o.warnings}})
 		if f := asFlux(o); f != nil {
@@ -268,11 +267,15 @@ func (r *renderer) fail(f *fluxObject, err error) {
 // failure is a text that fails, at f's line (or at the field the error is
 // about).
 func (r *renderer) failure(f *fluxObject, err error) manifest.Text {
-	line, column := f.line, f.column
+	file, line, column := f.file, f.line, f.column
 	var fe fieldError
-	if errors.As(err, &fe) {
+	var pe placedError
+	switch {
+	case errors.As(err, &pe):
+		file, line, column = pe.file, pe.line, pe.column
+	case errors.As(err, &fe):
 		line, column = f.at(fe.field...)
 	}
-	return manifest.Text{Name: f.file, Rendered: &manifest.Rendered{
+	return manifest.Text{Name: file, Rendered: &manifest.Rendered{
 		Via: f.via(), Line: line, Column: column, Err: fmt.Sprintf("%s %s/%s: %v", f.kind, f.namespace(), f.obj.GetName(), err)}}
 }

@@ -2,6 +2,7 @@ package flux
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -216,5 +217,34 @@ func TestParseSource(t *testing.T) {
 		if _, _, err := ParseSource(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
+	}
+}
+
+// TestRenderValuesRefused: values a chart's schema refuses are an error
+// where they are written: at spec.values, or at the valuesFrom
+// ConfigMap's key, in another file.
+func TestRenderValuesRefused(t *testing.T) {
+	helm := helmForTests()
+	if helm == "" {
+		t.Skip("no helm (KUBECTL_CRD_HELM, or on PATH); test/e2e builds one")
+	}
+	dir := testRepo(t)
+	_, texts, _ := render(t, dir, "clusters/staging", Options{Helm: helm})
+	want := map[string]string{
+		filepath.Join("clusters", "staging", "web.yaml") + ":16":       "HelmRelease flux-system/web: spec.values.replicaCount: values don't meet the specifications of the schema",
+		filepath.Join("clusters", "staging", "web-values.yaml") + ":7": "HelmRelease flux-system/web-from-config: spec.valuesFrom[0] (ConfigMap web-values, key values.yaml): values don't meet",
+	}
+	for _, tx := range texts {
+		if tx.Rendered.Err == "" {
+			continue
+		}
+		at := fmt.Sprintf("%s:%d", tx.Name, tx.Rendered.Line)
+		if w, ok := want[at]; !ok || !strings.HasPrefix(tx.Rendered.Err, w) {
+			t.Errorf("%s: %s", at, tx.Rendered.Err)
+		}
+		delete(want, at)
+	}
+	if len(want) > 0 {
+		t.Errorf("not refused: %v", want)
 	}
 }

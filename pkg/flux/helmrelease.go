@@ -9,7 +9,10 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -22,7 +25,6 @@ type helmRun struct {
 	f              *fluxObject
 	at             int // where its texts go in the render's texts
 	chart, ns, tmp string
-	values         map[string]any
 	done           chan struct{}
 	stdout, stderr bytes.Buffer
 	err            error
@@ -60,7 +62,7 @@ func (r *renderer) helmRelease(f *fluxObject) (*helmRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := &helmRun{f: f, at: len(r.texts), chart: chart, values: values, done: make(chan struct{})}
+	run := &helmRun{f: f, at: len(r.texts), chart: chart, done: make(chan struct{})}
 	if run.tmp, err = os.MkdirTemp("", "kubectl-crd-helm-"); err != nil {
 		return nil, err
 	}
@@ -106,7 +108,7 @@ func (r *renderer) finish(run *helmRun) ([]rendered, error) {
 		if msg == "" {
 			msg = run.err.Error()
 		}
-		return nil, r.valuesError(run.f, run.values, msg)
+		return nil, r.valuesError(run.f, msg)
 	}
 	return r.helmObjects(run.f, run.chart, run.ns, run.stdout.Bytes())
 }
@@ -192,21 +194,66 @@ func (r *renderer) helmObjects(f *fluxObject, chart, ns string, out []byte) ([]r
 }
 
 // valuesError places what helm said of the values: a value a schema
-// refuses at the field of spec.values that gives it, else at the
-// valuesFrom key that does, else at the HelmRelease.
-func (r *renderer) valuesError(f *fluxObject, values map[string]any, msg string) error {
+// refuses at the field of spec.values that gives it, else at the key of
+// the valuesFrom ConfigMap or Secret that does (the last one: later
+// values win), else at spec.valuesFrom, else at the HelmRelease.
+func (r *renderer) valuesError(f *fluxObject, msg string) error {
 	if !strings.Contains(msg, "schema") {
 		return fmt.Errorf("helm template failed: %s", msg)
 	}
-	for _, field := range schemaPaths(msg) {
-		if _, ok, _ := unstructured.NestedFieldNoCopy(f.obj.Object, append([]string{"spec", "values"}, field...)...); ok {
-			return fieldError{append([]string{"spec", "values"}, field...), errors.New(msg)}
+	paths := schemaPaths(msg)
+	for _, p := range paths {
+		if f.has(append([]string{"spec", "values"}, p...)...) {
+			return fieldError{append([]string{"spec", "values"}, p...), errors.New(msg)}
+		}
+	}
+	for _, p := range paths {
+		if err := r.fromValuesFrom(f, p, msg); err != nil {
+			return err
 		}
 	}
 	if f.has("spec", "valuesFrom") {
 		return fieldError{[]string{"spec", "valuesFrom"}, errors.New(msg)}
 	}
 	return errors.New(msg)
+}
+
+// fromValuesFrom places msg at the key of the last valuesFrom that gives
+// the value at p (nil: none does, or its object's place is not known).
+func (r *renderer) fromValuesFrom(f *fluxObject, p []string, msg string) error {
+	refs, _, _ := unstructured.NestedSlice(f.obj.Object, "spec", "valuesFrom")
+	for i := len(refs) - 1; i >= 0; i-- {
+		ref, _ := refs[i].(map[string]any)
+		s := func(k string) string { v, _ := ref[k].(string); return v }
+		key := s("valuesKey")
+		if key == "" {
+			key = "values.yaml"
+		}
+		o := r.rendered(s("kind"), f.namespace(), s("name"))
+		if o == nil {
+			continue
+		}
+		gives := false
+		if target := s("targetPath"); target != "" {
+			t := strings.Split(target, ".")
+			n := min(len(t), len(p))
+			gives = slices.Equal(t[:n], p[:n])
+		} else if data, ok := valuesData(s("kind"), o.obj.Object, key); ok {
+			if v, err := readValues([]byte(data)); err == nil {
+				_, gives, _ = unstructured.NestedFieldNoCopy(v, p...)
+			}
+		}
+		if !gives {
+			continue
+		}
+		if o.line == 0 {
+			return nil
+		}
+		d := manifest.Document{Line: o.line, Column: o.column, Node: o.node}
+		line, column := d.Position("data." + key)
+		return placedError{o.file, line, column, fmt.Errorf("spec.valuesFrom[%d] (%s %s, key %s): %s", i, s("kind"), s("name"), key, msg)}
+	}
+	return nil
 }
 
 // schemaPaths are the value paths helm names in a schema error, as

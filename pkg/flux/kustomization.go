@@ -223,11 +223,6 @@ func dropAnnotation(obj *unstructured.Unstructured, key string) {
 	obj.SetAnnotations(a)
 }
 
-func (f *fluxObject) has(field ...string) bool {
-	_, ok, _ := unstructured.NestedFieldNoCopy(f.obj.Object, field...)
-	return ok
-}
-
 // fieldError is an error about a field of a Kustomization or
 // HelmRelease, placed at the field.
 type fieldError struct {
@@ -237,3 +232,14 @@ type fieldError struct {
 
 func (e fieldError) Error() string { return strings.Join(e.field, ".") + ": " + e.err.Error() }
 func (e fieldError) Unwrap() error { return e.err }
+
+// placedError is an error placed in another file than the Kustomization's
+// or HelmRelease's (the ConfigMap that gives a value a chart refuses).
+type placedError struct {
+	file         string
+	line, column int
+	err          error
+}
+
+func (e placedError) Error() string { return e.err.Error() }
+func (e placedError) Unwrap() error { return e.err }

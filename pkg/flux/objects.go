@@ -77,6 +77,11 @@ func (f *fluxObject) at(field ...string) (line, column int) {
 	return d.Position(strings.Join(field, "."))
 }
 
+func (f *fluxObject) has(field ...string) bool {
+	_, ok, _ := unstructured.NestedFieldNoCopy(f.obj.Object, field...)
+	return ok
+}
+
 func (f *fluxObject) str(field ...string) string {
 	s, _, _ := unstructured.NestedString(f.obj.Object, field...)
 	return s

@@ -153,15 +153,8 @@ func (c objectsClient) Get(ctx context.Context, key client.ObjectKey, obj client
 // last one rendered winning as the last applied would; else in the
 // cluster when online (nil, nil: there is none).
 func (r *renderer) lookup(ctx context.Context, kind, namespace, name string) (map[string]any, error) {
-	for i := len(r.objects) - 1; i >= 0; i-- {
-		o := r.objects[i]
-		ns := o.GetNamespace()
-		if ns == "" {
-			ns = "default"
-		}
-		if o.GetAPIVersion() == "v1" && o.GetKind() == kind && ns == namespace && o.GetName() == name {
-			return o.Object, nil
-		}
+	if o := r.rendered(kind, namespace, name); o != nil {
+		return o.obj.Object, nil
 	}
 	if r.o.Cluster == nil {
 		return nil, nil
@@ -171,6 +164,22 @@ func (r *renderer) lookup(ctx context.Context, kind, namespace, name string) (ma
 		return nil, nil
 	}
 	return u, err
+}
+
+// rendered is the ConfigMap or Secret rendered last of that name (nil:
+// none).
+func (r *renderer) rendered(kind, namespace, name string) *rendered {
+	for i := len(r.objects) - 1; i >= 0; i-- {
+		o := r.objects[i].obj
+		ns := o.GetNamespace()
+		if ns == "" {
+			ns = "default"
+		}
+		if o.GetAPIVersion() == "v1" && o.GetKind() == kind && ns == namespace && o.GetName() == name {
+			return &r.objects[i]
+		}
+	}
+	return nil
 }
 
 // withStringData is a Secret as the server stores it: its stringData in

@@ -51,7 +51,7 @@ data:
 stringData:
   extra.yaml: "token: from-stringData"
 `} {
-		r.objects = append(r.objects, object(t, text))
+		r.objects = append(r.objects, rendered{obj: object(t, text)})
 	}
 	hr := &fluxObject{kind: kindHelmRelease, obj: object(t, `
 apiVersion: helm.toolkit.fluxcd.io/v2
