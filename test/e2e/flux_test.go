@@ -18,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -63,12 +64,26 @@ func TestFluxRenderedMatchesServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A substituteFrom ConfigMap the repository does not hold: online, it
+	// is read from the cluster, as Flux reads it.
+	_, err = cs.CoreV1().ConfigMaps("flux-system").Create(context.Background(), &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "cluster-only-vars"}, Data: map[string]string{"DATABASE": "postgres"}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	fromCluster := func(ctx context.Context, kind, namespace, name string) (map[string]any, error) {
+		cm, err := cs.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil || kind != "ConfigMap" {
+			return nil, apierrors.NewNotFound(corev1.Resource("configmaps"), name)
+		}
+		return runtime.DefaultUnstructuredConverter.ToUnstructured(cm)
+	}
 	paths := []string{"clusters/prod", "clusters/staging"}
 	args := []string{"validate", "-o", "json", "--helm", helm}
 	var texts []manifest.Text
 	for _, p := range paths {
 		args = append(args, "-f", "flux:"+p)
-		more, err := flux.Render(context.Background(), p, flux.Options{Dir: dir, Helm: helm})
+		more, err := flux.Render(context.Background(), p, flux.Options{Dir: dir, Helm: helm, Cluster: fromCluster})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,6 +159,17 @@ func TestFluxRenderedMatchesServer(t *testing.T) {
 		if !hasProblem(report, want.file, want.field, want.line) {
 			t.Errorf("no problem of %s at %s:%d", want.field, want.file, want.line)
 		}
+	}
+	for _, res := range report.Results {
+		for _, w := range res.Warnings {
+			if w.Type == "SubstitutionUnset" && strings.Contains(w.Message, "${DATABASE}") {
+				t.Errorf("%s/%s: %s: online, the cluster's ConfigMap defines it", res.Kind, res.Name, w.Message)
+			}
+		}
+	}
+	offline := bin.RunIn(t, dir, "kubectl-crd", nil, "validate", "--offline", "--helm", helm, "-f", "flux:clusters/staging")
+	if want := "job.yaml:14:22: warning: ${DATABASE} is substituted with nothing"; !strings.Contains(offline.Stdout, want) {
+		t.Errorf("offline, the cluster's ConfigMap is not read: no %q in\n%s", want, offline.Stdout)
 	}
 	if verdicts["valid"] == 0 || verdicts["invalid"] < 3 || verdicts["error"] != 2 {
 		t.Errorf("verdicts %v: want valid objects, the three the staging substitutions break, and the two staging values helm refuses", verdicts)
