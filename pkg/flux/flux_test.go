@@ -10,27 +10,14 @@ import (
 	"testing"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	"github.com/kubectl-crd/kubectl-crd/test/gitrepo"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
 
-// testRepo copies testdata/repo into a git work tree of its own, as a
-// fleet repository is.
-func testRepo(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("testdata/repo")); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "fleet"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
-}
+// testRepo is the fleet repository of testdata/repo, as a git work tree
+// of its own.
+func testRepo(t *testing.T) string { return gitrepo.Copy(t, "testdata/repo") }
 
 // helmForTests is a helm binary (KUBECTL_CRD_HELM, else helm on PATH), or
 // "" when there is none.

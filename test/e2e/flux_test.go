@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"github.com/kubectl-crd/kubectl-crd/pkg/flux"
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
 	"github.com/kubectl-crd/kubectl-crd/pkg/validate"
+	"github.com/kubectl-crd/kubectl-crd/test/gitrepo"
 	"github.com/kubectl-crd/kubectl-crd/test/harness"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,22 +21,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// fleetRepo copies the flux package's fleet repository into a git work
-// tree of its own.
+// fleetRepo is the flux package's fleet repository, as a git work tree
+// of its own.
 func fleetRepo(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join(repoRoot, "pkg/flux/testdata/repo"))); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "fleet"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
+	return gitrepo.Copy(t, filepath.Join(repoRoot, "pkg/flux/testdata/repo"))
 }
 
 // TestFluxRenderedMatchesServer renders two clusters of a fleet
