@@ -108,22 +108,34 @@ func newRenderer(ctx context.Context, path string, o Options) (*renderer, error)
 	if !filepath.IsAbs(entry) {
 		entry = filepath.Join(cwd, entry)
 	}
-	if _, err := os.Stat(entry); err != nil {
+	st, err := os.Stat(entry)
+	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, errors.New("no such file or directory")
 		}
 		return nil, err
 	}
 	r := &renderer{ctx: ctx, o: o, cwd: cwd, entry: filepath.Clean(entry), done: map[string]bool{}, warned: map[string]bool{}}
-	r.root = gitRoot(filepath.Dir(r.entry))
-	if st, err := os.Stat(r.entry); err == nil && st.IsDir() {
-		r.root = gitRoot(r.entry)
+	dir := r.entry
+	if !st.IsDir() {
+		dir = filepath.Dir(r.entry)
 	}
-	if r.root == "" {
-		r.root = cwd
-	}
+	r.root = sourceRoot(dir, cwd)
 	r.files = newOrigins(r.show)
 	return r, nil
+}
+
+// sourceRoot is the directory a GitRepository of the fleet stands for:
+// the git work tree that holds dir; outside git, the current directory,
+// or dir itself when it is not under it.
+func sourceRoot(dir, cwd string) string {
+	if root := gitRoot(dir); root != "" {
+		return root
+	}
+	if dir == cwd || strings.HasPrefix(dir, cwd+string(filepath.Separator)) {
+		return cwd
+	}
+	return dir
 }
 
 // gitRoot is the work tree that holds dir ("" outside git).

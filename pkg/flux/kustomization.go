@@ -50,9 +50,6 @@ func (r *renderer) readEntry() ([]rendered, error) {
 	if st.IsDir() {
 		return r.build(r.root, r.entry, nil)
 	}
-	if !strings.HasPrefix(r.entry, r.root+string(filepath.Separator)) {
-		r.root = filepath.Dir(r.entry)
-	}
 	docs, err := manifest.ReadPaths([]string{r.entry}, false, nil)
 	if err != nil {
 		return nil, err
