@@ -14,6 +14,7 @@ type Chunk struct {
 	text         []byte
 	size         int // the length of the text (not kept over MaxDocument)
 	line, column int // where text starts in the file (1-based)
+	source       int // the index of its file in the Input
 	json         bool
 	// err: the stream breaks off here (a JSON syntax error); nothing
 	// after it can be read.
@@ -27,14 +28,18 @@ type Chunk struct {
 	rendered *Rendered
 }
 
-// Place is where the chunk starts: its file's name, line and column.
-// Walks over one input give the same chunk the same place.
-func (c *Chunk) Place() Place { return Place{c.name, c.line, c.column} }
+// Place is where the chunk starts: its file's name, line and column, and
+// which of the input's files it is. Walks over one input give the same
+// chunk the same place, and no two chunks of a walk share one.
+func (c *Chunk) Place() Place { return Place{c.name, c.line, c.column, c.source} }
 
 // Place is where a chunk starts.
 type Place struct {
 	Name         string
 	Line, Column int
+	// Source is the index of its file among the input's: texts a source
+	// rendered may share a name (a base that two Kustomizations build).
+	Source int
 }
 
 // WithDocuments is the chunk with docs, the documents its Decode gave in

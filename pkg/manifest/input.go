@@ -117,8 +117,11 @@ func (in *Input) EachMentioning(s string, f func(Chunk) bool) error {
 // each walks the input; with only set, a YAML file's documents that do
 // not hold it may be passed without their text.
 func (in *Input) each(f func(Chunk) bool, only string) error {
-	for _, s := range in.sources {
-		more, err := s.each(f, only)
+	for i, s := range in.sources {
+		more, err := s.each(func(c Chunk) bool {
+			c.source = i
+			return f(c)
+		}, only)
 		if err != nil || !more {
 			return err
 		}

@@ -236,3 +236,37 @@ func TestEachMentioning(t *testing.T) {
 		}
 	}
 }
+
+// sameName gives two texts of one name, as two Kustomizations that build
+// one base do.
+type sameName struct{}
+
+func (sameName) Texts(string, bool) ([]Text, bool, error) {
+	doc := []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")
+	return []Text{{Name: "base/a.yaml", Data: doc}, {Name: "base/a.yaml", Data: doc}}, true, nil
+}
+
+// TestPlacesAreUnique: no two chunks of a walk share a place, even when
+// their files share a name (a walk's decoded documents are handed to the
+// next by place).
+func TestPlacesAreUnique(t *testing.T) {
+	in, err := OpenPaths([]string{"x"}, false, sameName{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[Place]bool{}
+	n := 0
+	if err := in.Each(func(c Chunk) bool {
+		n++
+		if seen[c.Place()] {
+			t.Errorf("%+v: twice", c.Place())
+		}
+		seen[c.Place()] = true
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("%d chunks", n)
+	}
+}

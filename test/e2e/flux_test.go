@@ -35,7 +35,8 @@ func fleetRepo(t *testing.T) string {
 // dry-run create of the same object in the namespace it lands in. The
 // staging cluster's substitutions make objects the server refuses: a
 // string where an integer goes, a value past a CRD's maximum, a value
-// outside an enum; its HelmReleases' values break the chart's schema,
+// outside an enum; a HelmRelease's values make a custom resource of the
+// chart's own CRD that the server refuses; others break the chart's schema,
 // which helm itself refuses (no object: an error at the values, in
 // spec.values or in a valuesFrom ConfigMap).
 func TestFluxRenderedMatchesServer(t *testing.T) {
@@ -64,6 +65,10 @@ func TestFluxRenderedMatchesServer(t *testing.T) {
 			return nil, apierrors.NewNotFound(corev1.Resource("configmaps"), name)
 		}
 		return runtime.DefaultUnstructuredConverter.ToUnstructured(cm)
+	}
+	// The CRD the chart installs, for the server to answer its objects.
+	if _, err := testCluster.LoadCRDs(context.Background(), filepath.Join(dir, "charts/web/crds")); err != nil {
+		t.Fatal(err)
 	}
 	paths := []string{"clusters/prod", "clusters/staging"}
 	args := []string{"validate", "-o", "json", "--helm", helm}
@@ -142,6 +147,8 @@ func TestFluxRenderedMatchesServer(t *testing.T) {
 		{"apps/base/deployment.yaml", "spec.replicas", 8},
 		{"apps/staging/crontab.yaml", "spec.replicas", 7},
 		{"apps/staging/job.yaml", "spec.template.spec.restartPolicy", 8},
+		// A template's object: in the template's file, no line.
+		{"charts/web/templates/widget.yaml", "spec.size", 0},
 	} {
 		if !hasProblem(report, want.file, want.field, want.line) {
 			t.Errorf("no problem of %s at %s:%d", want.field, want.file, want.line)
@@ -158,10 +165,16 @@ func TestFluxRenderedMatchesServer(t *testing.T) {
 	if want := "job.yaml:14:22: warning: ${DATABASE} is substituted with nothing"; !strings.Contains(offline.Stdout, want) {
 		t.Errorf("offline, the cluster's ConfigMap is not read: no %q in\n%s", want, offline.Stdout)
 	}
-	if verdicts["valid"] == 0 || verdicts["invalid"] < 3 || verdicts["error"] != 2 {
-		t.Errorf("verdicts %v: want valid objects, the three the staging substitutions break, and the two staging values helm refuses", verdicts)
+	if verdicts["valid"] == 0 || verdicts["invalid"] < 4 || verdicts["error"] != 2 {
+		t.Errorf("verdicts %v: want valid objects, the three the staging substitutions break and the Widget its values do, and the two staging values helm refuses", verdicts)
 	}
 	t.Logf("%d rendered objects: %v", len(report.Results), verdicts)
+
+	// flux: is a path as any other: here the CRDs of --crds.
+	r = bin.RunIn(t, dir, "kubectl-crd", nil, "explain", "--helm", helm, "--crds", "flux:clusters/prod", "widget.spec.size")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "FIELD: size <integer>") {
+		t.Errorf("explain --crds flux:clusters/prod: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
 }
 
 func hasProblem(report validate.Report, file, field string, line int) bool {
