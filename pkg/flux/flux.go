@@ -177,19 +177,21 @@ func (r *renderer) run() error {
 		if ks := asFlux(obj); ks != nil && ks.kind == kindKustomization {
 			if dir, err := r.sourceDir(ks); err == nil && filepath.Join(dir, ks.path()) == r.entry {
 				r.queue = append(r.queue, ks)
-				return r.drain()
+				r.drain()
+				return nil
 			}
 		}
 	}
 	r.emit(objs, "flux:"+r.show(r.entry))
-	return r.drain()
+	r.drain()
+	return nil
 }
 
 // drain renders the queued Kustomizations and HelmReleases, and those
 // they render, each once, in order. A HelmRelease's helm runs beside the
 // Kustomizations after it; its objects are read when the queue is empty,
 // and take its place in the order.
-func (r *renderer) drain() error {
+func (r *renderer) drain() {
 	for len(r.queue) > 0 {
 		var runs []*helmRun
 		for len(r.queue) > 0 {
@@ -213,7 +215,6 @@ func (r *renderer) drain() error {
 		}
 		r.finishAll(runs)
 	}
-	return nil
 }
 
 // finishAll reads the helm runs' objects, in their order, into their
