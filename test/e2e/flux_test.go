@@ -40,7 +40,7 @@ func fleetRepo(t *testing.T) string {
 // which helm itself refuses (no object: an error at the values, in
 // spec.values or in a valuesFrom ConfigMap).
 func TestFluxRenderedMatchesServer(t *testing.T) {
-	helm := harness.Helm(t)
+	helm := bin.Helm(t)
 	dir := fleetRepo(t)
 	cs, err := kubernetes.NewForConfig(testCluster.Config)
 	if err != nil {

@@ -31,6 +31,11 @@ type Bin struct {
 	mu      sync.Mutex
 	outputs []string // stdout and stderr of every kubectl-crd run
 	runs    []run    // every kubectl-crd command run
+
+	helm struct { // see Helm
+		sync.Once
+		err error
+	}
 }
 
 // run is a command to replay: its environment and arguments, and the
@@ -280,36 +285,23 @@ func (r *Running) Wait(t testing.TB) Result {
 	return res
 }
 
-// helmOnce builds helm once for every test that needs it.
-var helmOnce struct {
-	sync.Once
-	path string
-	err  error
-}
-
 // Helm is a helm binary for the tests of flux: sources, whose
 // HelmReleases kubectl crd renders with the user's helm: KUBECTL_CRD_HELM
-// when set, else helm built from the version go.mod names as a tool (the
-// module proxy serves it; nothing is downloaded from elsewhere).
-func Helm(t testing.TB) string {
+// when set, else helm built under the binaries' directory (once; not on
+// the PATH the commands run with) from the version go.mod names as a
+// tool (the module proxy serves it; nothing is downloaded from
+// elsewhere).
+func (b *Bin) Helm(t testing.TB) string {
 	t.Helper()
 	if h := os.Getenv("KUBECTL_CRD_HELM"); h != "" {
 		return h
 	}
-	helmOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "kubectl-crd-helm-")
-		if err != nil {
-			helmOnce.err = err
-			return
-		}
-		helmOnce.path = filepath.Join(dir, "helm")
-		cmd := exec.Command("go", "build", "-ldflags", "-w", "-o", helmOnce.path, "helm.sh/helm/v3/cmd/helm")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			helmOnce.err = fmt.Errorf("building helm: %v\n%s", err, out)
-		}
+	helm := filepath.Join(b.Dir, "tools", "helm")
+	b.helm.Do(func() {
+		b.helm.err = b.goBuild(nil, "build", "-ldflags", "-w", "-o", helm, "helm.sh/helm/v3/cmd/helm")
 	})
-	if helmOnce.err != nil {
-		t.Fatal(helmOnce.err)
+	if b.helm.err != nil {
+		t.Fatal(b.helm.err)
 	}
-	return helmOnce.path
+	return helm
 }
