@@ -120,12 +120,22 @@ func TestRenderCluster(t *testing.T) {
 	if got := s.obj.GetAnnotations()["note"]; got != "keeps ${APP} as written" {
 		t.Errorf("a Service that disables substitution: note %q", got)
 	}
-	if cm, ok := objs["ConfigMap/monitoring/infra-settings"]; !ok {
-		t.Errorf("the nested Kustomization's ConfigMap, prefixed: not among %v", keys(objs))
-	} else if level := get(t, cm, "data", "level"); level != "info" {
-		t.Errorf("substituteStrategy Always, with no variable: level %q, want the default", level)
+	if cm, ok := objs["ConfigMap/monitoring/infra-settings-a"]; !ok {
+		t.Errorf("the nested Kustomization's ConfigMap, prefixed and suffixed: not among %v", keys(objs))
+	} else {
+		if level := get(t, cm, "data", "level"); level != "info" {
+			t.Errorf("substituteStrategy Always, with no variable: level %q, want the default", level)
+		}
+		if tier := cm.obj.GetLabels()["tier"]; tier != "infra" {
+			t.Errorf("the component's label: %q", tier)
+		}
 	}
-	for _, k := range []string{"Kustomization/flux-system/flux-system", "GitRepository/flux-system/flux-system", "ConfigMap/flux-system/cluster-vars", "Kustomization/flux-system/controllers"} {
+	if pod, ok := objs["Pod/monitoring/infra-exporter-a"]; !ok {
+		t.Errorf("the nested Kustomization's Pod: not among %v", keys(objs))
+	} else if image := get(t, pod, "spec", "containers").([]any)[0].(map[string]any)["image"]; image != "ghcr.io/example/exporter:2.0" {
+		t.Errorf("images: %v", image)
+	}
+	for _, k := range []string{"Kustomization/flux-system/flux-system", "GitRepository/flux-system/flux-system", "ConfigMap/flux-system/cluster-vars", "Kustomization/flux-system/controllers", "Namespace//monitoring"} {
 		if _, ok := objs[k]; !ok {
 			t.Errorf("%s: not rendered (%v)", k, keys(objs))
 		}
@@ -233,5 +243,28 @@ func TestRenderValuesRefused(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("not refused: %v", want)
+	}
+}
+
+// TestFluxSourceMapping: --flux-source names a source's directory (here
+// relative to the current directory, outside the fleet's work tree), and
+// what it leads to is rendered instead of said to be skipped.
+func TestFluxSourceMapping(t *testing.T) {
+	dir := testRepo(t)
+	cwd := t.TempDir()
+	rel, err := filepath.Rel(cwd, filepath.Join(dir, "infrastructure", "controllers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, _, warnings := render(t, cwd, filepath.Join(dir, "clusters", "broken"), Options{
+		Helm: filepath.Join(dir, "no-helm"), Sources: map[string]string{"OCIRepository/flux-system/manifests": rel}})
+	cm, ok := objs["ConfigMap/monitoring/settings"]
+	if !ok || cm.text.Rendered.Via != "Kustomization flux-system/from-a-bucket ("+filepath.Join(dir, "clusters", "broken", "apps.yaml")+":29)" {
+		t.Errorf("the OCIRepository's ConfigMap: %v (%v)", cm.text.Rendered, keys(objs))
+	}
+	for _, w := range warnings {
+		if strings.Contains(w, "OCIRepository") {
+			t.Errorf("warned: %s", w)
+		}
 	}
 }
