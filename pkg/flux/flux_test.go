@@ -130,6 +130,11 @@ func TestRenderCluster(t *testing.T) {
 			t.Errorf("the component's label: %q", tier)
 		}
 	}
+	if secret, ok := objs["Secret/monitoring/db"]; !ok {
+		t.Errorf("the SOPS-encrypted Secret of a Kustomization that decrypts: not among %v", keys(objs))
+	} else if _, hasSOPS := secret.obj.Object["sops"]; hasSOPS || get(t, secret, "stringData", "password") != "**SOPS**" {
+		t.Errorf("the encrypted Secret is not checked as decrypted, its values masked: %v", secret.obj.Object)
+	}
 	if pod, ok := objs["Pod/monitoring/infra-exporter-a"]; !ok {
 		t.Errorf("the nested Kustomization's Pod: not among %v", keys(objs))
 	} else if image := get(t, pod, "spec", "containers").([]any)[0].(map[string]any)["image"]; image != "ghcr.io/example/exporter:2.0" {
@@ -183,6 +188,7 @@ func TestRenderFailures(t *testing.T) {
 		"Kustomization flux-system/missing-path: spec.path: kustomization path not found":                                                8,
 		"Kustomization flux-system/missing-vars: spec.postBuild.substituteFrom: substitute from 'ConfigMap/not-in-the-repository' error": 25,
 		"HelmRelease flux-system/broken: ": 41,
+		"Kustomization flux-system/secrets-without-decryption: secret 'monitoring/db' is SOPS encrypted, configuring decryption is required": 55,
 	}
 	for _, tx := range texts {
 		if tx.Rendered.Err == "" {

@@ -143,6 +143,14 @@ func (r *renderer) build(src, dir string, ks *fluxObject) ([]rendered, error) {
 		if err := o.obj.UnmarshalJSON(js); err != nil {
 			return nil, err
 		}
+		if text, _ := res.AsYAML(); encrypted(o.obj, text) {
+			// PATH's own objects are masked: which Kustomization syncs
+			// them, and whether it decrypts, is not known.
+			if ks != nil && !ks.has("spec", "decryption") {
+				return nil, sopsRefused(o.obj)
+			}
+			maskSOPS(o.obj)
+		}
 		if !ownOrigins {
 			dropAnnotation(o.obj, originAnnotation)
 		}
