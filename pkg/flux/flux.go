@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-crd/kubectl-crd/pkg/manifest"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // Prefix starts a flux source's path: flux:PATH.
@@ -90,10 +91,13 @@ type renderer struct {
 	// done are the Kustomizations and HelmReleases rendered, by
 	// KIND/NAMESPACE/NAME: a cluster directory is often rendered both
 	// as PATH and by the Kustomization that syncs it.
-	done   map[string]bool
-	queue  []*fluxObject
-	warned map[string]bool
-	files  *origins
+	done map[string]bool
+	// deferred are those put off once, for a ConfigMap or Secret they
+	// read that nothing rendered before them holds.
+	deferred map[string]bool
+	queue    []*fluxObject
+	warned   map[string]bool
+	files    *origins
 }
 
 func newRenderer(ctx context.Context, path string, o Options) (*renderer, error) {
@@ -115,7 +119,7 @@ func newRenderer(ctx context.Context, path string, o Options) (*renderer, error)
 		}
 		return nil, err
 	}
-	r := &renderer{ctx: ctx, o: o, cwd: cwd, entry: filepath.Clean(entry), done: map[string]bool{}, warned: map[string]bool{}}
+	r := &renderer{ctx: ctx, o: o, cwd: cwd, entry: filepath.Clean(entry), done: map[string]bool{}, deferred: map[string]bool{}, warned: map[string]bool{}}
 	dir := r.entry
 	if !st.IsDir() {
 		dir = filepath.Dir(r.entry)
@@ -190,8 +194,11 @@ func (r *renderer) run() error {
 // drain renders the queued Kustomizations and HelmReleases, and those
 // they render, each once, in order. A HelmRelease's helm runs beside the
 // Kustomizations after it; its objects are read when the queue is empty,
-// and take its place in the order.
+// and take its place in the order. One that reads a ConfigMap or Secret
+// that nothing rendered so far holds is put off until all else is
+// rendered, once.
 func (r *renderer) drain() {
+	var later []*fluxObject
 	for len(r.queue) > 0 {
 		var runs []*helmRun
 		for len(r.queue) > 0 {
@@ -207,6 +214,12 @@ func (r *renderer) drain() {
 			}
 			run, err := r.render(f)
 			switch {
+			case missing(err) && !r.deferred[f.key()]:
+				// Rendered later in the order, as Flux applies what
+				// dependsOn waits for first: what it reads may be.
+				r.deferred[f.key()] = true
+				r.done[f.key()] = false
+				later = append(later, f)
 			case err != nil:
 				r.fail(f, err)
 			case run != nil:
@@ -214,7 +227,18 @@ func (r *renderer) drain() {
 			}
 		}
 		r.finishAll(runs)
+		if len(r.queue) == 0 {
+			// Those put off, once all else is rendered.
+			r.queue, later = later, nil
+		}
 	}
+}
+
+// missing tells whether err is a ConfigMap or Secret that a
+// substituteFrom or valuesFrom names and that nothing rendered so far
+// holds.
+func missing(err error) bool {
+	return apierrors.IsNotFound(err) || errors.Is(err, errNotFound)
 }
 
 // finishAll reads the helm runs' objects, in their order, into their

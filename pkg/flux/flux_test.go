@@ -93,6 +93,7 @@ func TestRenderCluster(t *testing.T) {
 		"a ConfigMap's value":                            {env["CLUSTER"], "prod"},
 		"a variable defined nowhere (YAML's null)":       {env["REGION"], nil},
 		"an escape":                                      {env["LITERAL"], "${NOT_A_VAR}"},
+		"a ConfigMap rendered after it (put off)":        {env["PLATFORM"], "kubernetes"},
 		"the overlay's patch":                            {get(t, d, "spec", "template", "spec", "containers").([]any)[0].(map[string]any)["resources"].(map[string]any)["limits"].(map[string]any)["memory"], "256Mi"},
 		"commonMetadata":                                 {d.obj.GetLabels()["team"], "web"},
 		"Flux's name label":                              {d.obj.GetLabels()["kustomize.toolkit.fluxcd.io/name"], "apps"},

@@ -2,6 +2,7 @@ package flux
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -43,7 +44,7 @@ func (r *renderer) helmValues(f *fluxObject) (map[string]any, error) {
 			if b("optional") {
 				continue
 			}
-			return nil, fieldError{field, fmt.Errorf("could not resolve %s: resource not found", what)}
+			return nil, fieldError{field, fmt.Errorf("could not resolve %s: %w", what, errNotFound)}
 		}
 		data, ok := valuesData(kind, obj, key)
 		if !ok {
@@ -71,6 +72,10 @@ func (r *renderer) helmValues(f *fluxObject) (map[string]any, error) {
 	}
 	return mergeMaps(result, values), nil
 }
+
+// errNotFound: a ConfigMap or Secret that valuesFrom names is found
+// nowhere (helm-controller's words).
+var errNotFound = errors.New("resource not found")
 
 // valuesData is a ConfigMap's data[key], or a Secret's (stringData as the
 // server stores it in data).
