@@ -98,6 +98,8 @@ type renderer struct {
 	queue    []*fluxObject
 	warned   map[string]bool
 	files    *origins
+	// fromCluster are the cluster's answers, by KIND/NAMESPACE/NAME.
+	fromCluster map[string]clusterAnswer
 }
 
 func newRenderer(ctx context.Context, path string, o Options) (*renderer, error) {
@@ -119,7 +121,8 @@ func newRenderer(ctx context.Context, path string, o Options) (*renderer, error)
 		}
 		return nil, err
 	}
-	r := &renderer{ctx: ctx, o: o, cwd: cwd, entry: filepath.Clean(entry), done: map[string]bool{}, deferred: map[string]bool{}, warned: map[string]bool{}}
+	r := &renderer{ctx: ctx, o: o, cwd: cwd, entry: filepath.Clean(entry), done: map[string]bool{},
+		deferred: map[string]bool{}, warned: map[string]bool{}, fromCluster: map[string]clusterAnswer{}}
 	dir := r.entry
 	if !st.IsDir() {
 		dir = filepath.Dir(r.entry)

@@ -159,11 +159,24 @@ func (r *renderer) lookup(ctx context.Context, kind, namespace, name string) (ma
 	if r.o.Cluster == nil {
 		return nil, nil
 	}
+	// Flux's substitution loads the variables again for each object:
+	// the cluster is asked once.
+	key := kind + "/" + namespace + "/" + name
+	if got, ok := r.fromCluster[key]; ok {
+		return got.obj, got.err
+	}
 	u, err := r.o.Cluster(ctx, kind, namespace, name)
 	if apierrors.IsNotFound(err) {
-		return nil, nil
+		u, err = nil, nil
 	}
+	r.fromCluster[key] = clusterAnswer{u, err}
 	return u, err
+}
+
+// clusterAnswer is what the cluster answered for a ConfigMap or Secret.
+type clusterAnswer struct {
+	obj map[string]any
+	err error
 }
 
 // rendered is the ConfigMap or Secret rendered last of that name (nil:
