@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -152,9 +151,6 @@ func chartWithValuesFiles(src, chart string, files []string, tmp string) (string
 	return out, os.WriteFile(filepath.Join(out, "values.yaml"), data, 0o600)
 }
 
-// sourceLine is helm template's comment naming a document's template.
-var sourceLine = regexp.MustCompile(`(?m)^# Source: (.+)$`)
-
 // helmObjects are the documents helm template printed, each named by its
 // template's file, in the release's namespace when it names none, with
 // helm-controller's labels (not on crds/ files, which Helm installs as
@@ -163,8 +159,8 @@ func (r *renderer) helmObjects(f *fluxObject, chart, ns string, out []byte) ([]r
 	var objs []rendered
 	for _, doc := range bytes.Split(out, []byte("\n---")) {
 		file := r.show(chart)
-		if m := sourceLine.FindSubmatch(doc); m != nil {
-			_, inChart, _ := strings.Cut(string(m[1]), "/")
+		if template, ok := sourceOf(doc); ok {
+			_, inChart, _ := strings.Cut(template, "/")
 			file = r.show(filepath.Join(chart, filepath.FromSlash(inChart)))
 		}
 		js, err := yaml.YAMLToJSON(doc)
@@ -191,6 +187,17 @@ func (r *renderer) helmObjects(f *fluxObject, chart, ns string, out []byte) ([]r
 		objs = append(objs, rendered{obj: u, yaml: data, file: file, namespace: ns})
 	}
 	return objs, nil
+}
+
+// sourceOf is the template helm template names a document's source in
+// its comment "# Source: CHART/templates/x.yaml".
+func sourceOf(doc []byte) (string, bool) {
+	for line := range strings.Lines(string(doc)) {
+		if template, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "# Source: "); ok {
+			return template, true
+		}
+	}
+	return "", false
 }
 
 // valuesError places what helm said of the values: a value a schema
