@@ -275,3 +275,63 @@ func TestFluxSourceMapping(t *testing.T) {
 		}
 	}
 }
+
+// TestHelmRunsInOrder: helm runs beside what follows its HelmRelease,
+// and its objects still take its place in the order, whichever helm
+// ends first. The helm here is a script that prints one ConfigMap named
+// after the release, the first release slowest.
+func TestHelmRunsInOrder(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"helm": "#!/bin/sh\n[ \"$2\" = slow ] && sleep 0.5\nprintf -- '---\\n# Source: c/templates/cm.yaml\\napiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: %s\\n' \"$2\"\n",
+		"charts/c/Chart.yaml":    "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"apps/cm.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: between\n  namespace: default\n",
+		"cluster/releases.yaml": `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: slow, namespace: default}
+spec:
+  chart: {spec: {chart: ./charts/c, sourceRef: {kind: GitRepository, name: fleet}}}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: default}
+spec:
+  path: ./apps
+  sourceRef: {kind: GitRepository, name: fleet}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: fast, namespace: default}
+spec:
+  chart: {spec: {chart: ./charts/c, sourceRef: {kind: GitRepository, name: fleet}}}
+`,
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, texts, _ := render(t, dir, "cluster", Options{Helm: filepath.Join(dir, "helm")})
+	var got []string
+	for _, tx := range texts {
+		if tx.Rendered.Err != "" {
+			t.Fatalf("%s: %s", tx.Name, tx.Rendered.Err)
+		}
+		var m struct {
+			Kind     string
+			Metadata struct{ Name string }
+		}
+		if err := yaml.Unmarshal(tx.Data, &m); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m.Kind+"/"+m.Metadata.Name)
+	}
+	want := []string{"HelmRelease/slow", "Kustomization/apps", "HelmRelease/fast", "ConfigMap/slow", "ConfigMap/between", "ConfigMap/fast"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}
