@@ -283,9 +283,9 @@ func TestFluxSourceMapping(t *testing.T) {
 func TestHelmRunsInOrder(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		"helm": "#!/bin/sh\n[ \"$2\" = slow ] && sleep 0.5\nprintf -- '---\\n# Source: c/templates/cm.yaml\\napiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: %s\\n' \"$2\"\n",
-		"charts/c/Chart.yaml":    "apiVersion: v2\nname: c\nversion: 0.1.0\n",
-		"apps/cm.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: between\n  namespace: default\n",
+		"helm":                "#!/bin/sh\n[ \"$2\" = slow ] && sleep 0.5\nprintf -- '---\\n# Source: c/templates/cm.yaml\\napiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: %s\\n' \"$2\"\n",
+		"charts/c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"apps/cm.yaml":        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: between\n  namespace: default\n",
 		"cluster/releases.yaml": `apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata: {name: slow, namespace: default}
